@@ -1,0 +1,26 @@
+import type { AgentSpec } from '../experiment/schema.ts'
+import { GoldAgent } from './builtin/gold.ts'
+import { NoopAgent } from './builtin/noop.ts'
+import type { Agent } from './types.ts'
+
+/** Where an adapter resolves relative paths (a `command` agent's script, say). */
+export interface AgentContext {
+  /** The experiment file's folder. */
+  readonly experimentDir: string
+  /** The project root. */
+  readonly root: string
+}
+
+/** Makes the adapter an arm's agent spec names. */
+export function createAgent(spec: AgentSpec, _context: AgentContext): Agent {
+  switch (spec.kind) {
+    case 'gold':
+      return new GoldAgent()
+    case 'noop':
+      return new NoopAgent()
+    default:
+      throw new Error(`agent "${spec.kind}" is not available yet`)
+  }
+}
+
+export type { Agent, AgentRunRequest, AgentRunResult, AgentStop } from './types.ts'

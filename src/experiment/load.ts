@@ -1,0 +1,78 @@
+import path from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { SpecError } from '../errors.ts'
+import { parseExperiment } from './parse.ts'
+import type { Experiment } from './schema.ts'
+
+/** An experiment with the paths it resolves against. */
+export interface LoadedExperiment {
+  readonly spec: Experiment
+  /** Absolute path of the experiment file. */
+  readonly file: string
+  /** The export the experiment came from (`default` or a named export). */
+  readonly exportName: string
+  /** The project root: output folders are relative to it. */
+  readonly root: string
+  /** Absolute folder of the experiment file: task and arm paths are relative to it. */
+  readonly dir: string
+  /** Absolute task set folder. */
+  readonly tasksDir: string
+  /** Absolute output folder (`runs.jsonl`, reports, artifacts). */
+  readonly outDir: string
+}
+
+/** Where an experiment lives: its file and export, and the project root. */
+export interface ExperimentLocation {
+  readonly file: string
+  readonly exportName?: string
+  readonly root?: string
+}
+
+/**
+ * Picks the experiment out of an imported experiment module, validates it and
+ * resolves its paths. Used both in Vitest's main process and in its workers.
+ */
+export function resolveExperiment(moduleNamespace: Record<string, unknown>, location: ExperimentLocation): LoadedExperiment {
+  const root = path.resolve(location.root ?? process.cwd())
+  const file = path.resolve(root, location.file)
+  const exportName = location.exportName ?? 'default'
+  const relative = path.relative(root, file)
+  if (!(exportName in moduleNamespace) || moduleNamespace[exportName] === undefined) {
+    const available = Object.keys(moduleNamespace).filter((key) => moduleNamespace[key] !== undefined)
+    throw new SpecError(
+      `${relative}: no export "${exportName}" (it exports ${available.length === 0 ? 'nothing' : available.join(', ')}). ` +
+        `Write \`export default defineExperiment({...})\` or name the export in experimentProject().`,
+    )
+  }
+  const spec = parseExperiment(moduleNamespace[exportName], exportName === 'default' ? relative : `${relative} (export ${exportName})`)
+  const dir = path.dirname(file)
+  return {
+    spec,
+    file,
+    exportName,
+    root,
+    dir,
+    tasksDir: path.resolve(dir, spec.tasks.dir),
+    outDir: path.resolve(root, spec.output),
+  }
+}
+
+/**
+ * Imports a TypeScript experiment file outside Vite (CLI, Vitest config) with
+ * tsx, then resolves it.
+ */
+export async function loadExperiment(location: ExperimentLocation): Promise<LoadedExperiment> {
+  const root = path.resolve(location.root ?? process.cwd())
+  const file = path.resolve(root, location.file)
+  const { tsImport } = await import('tsx/esm/api')
+  let namespace: Record<string, unknown>
+  try {
+    namespace = (await tsImport(pathToFileURL(file).href, import.meta.url)) as Record<string, unknown>
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' && String((error as Error).message).includes(file)) {
+      throw new SpecError(`${path.relative(root, file)}: no such experiment file. Check the path given to experimentProject().`)
+    }
+    throw error
+  }
+  return resolveExperiment(namespace, { ...location, root, file })
+}

@@ -1,0 +1,156 @@
+import { z } from 'zod'
+
+/**
+ * The pre-registered experiment: everything fixed before the first run. Parsed
+ * strictly (unknown keys are errors: a typo must not silently fall back to a
+ * default) and normalised with defaults, so the spec hash covers what runs.
+ */
+
+const name = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9-]*$/, 'lowercase letters, digits and dashes (it names a Vitest project and a folder)')
+
+/** Which agent runs, and how. Adapters validate their own `options`. */
+export const AgentSpecSchema = z.strictObject({
+  /** `gold` and `noop` need no model; the others drive a real CLI or SDK. */
+  kind: z.enum(['gold', 'noop', 'claude-code', 'codex', 'gemini', 'cursor', 'command']),
+  /** The model id passed to the agent (`--model`). */
+  model: z.string().min(1).optional(),
+  /** The executable to run, when not the pinned npm dependency (for `command`, the command itself). */
+  bin: z.string().min(1).optional(),
+  /** Extra arguments, appended after the adapter's own. */
+  args: z.array(z.string()).default([]),
+  /** Turn limit, where the agent has one (`--max-turns`). */
+  maxTurns: z.number().int().positive().optional(),
+  /** Adapter-specific options (documented per adapter). */
+  options: z.record(z.string(), z.unknown()).default({}),
+})
+export type AgentSpec = z.infer<typeof AgentSpecSchema>
+
+/** An arm's agent may override any field of the experiment's agent. */
+export const AgentOverrideSchema = AgentSpecSchema.partial()
+
+/** What an arm changes in a fresh workspace before the agent starts. */
+export const ArmSetupSchema = z.strictObject({
+  /** Files to add: workspace path → source path (relative to the experiment file's folder). */
+  files: z.record(z.string().min(1), z.string().min(1)).default({}),
+  /** Shell commands run in the workspace (bash -c), in order, before the agent. */
+  commands: z.array(z.string().min(1)).default([]),
+  /** Environment variables for the agent (and the setup commands). */
+  env: z.record(z.string(), z.string()).default({}),
+  /** Directories put first on the agent's PATH (relative to the experiment file's folder). */
+  path: z.array(z.string().min(1)).default([]),
+})
+export type ArmSetup = z.infer<typeof ArmSetupSchema>
+
+/** One configuration of the agent. */
+export const ArmSpecSchema = z.strictObject({
+  description: z.string().optional(),
+  agent: AgentOverrideSchema.default({}),
+  setup: ArmSetupSchema.default({ files: {}, commands: [], env: {}, path: [] }),
+  /**
+   * Manipulation check: the hook events the arm's tool installs (e.g.
+   * `UserPromptSubmit`, `PostToolUse`). A run in which none of them fired is a
+   * harness failure, not evidence.
+   */
+  hooks: z.array(z.string().min(1)).default([]),
+  /** The tool under test and its pinned version, recorded in `versions.tool`. */
+  tool: z.strictObject({ name: z.string().min(1), version: z.string().min(1) }).optional(),
+})
+export type ArmSpec = z.infer<typeof ArmSpecSchema>
+
+/** Which task folders the experiment runs. */
+export const TaskSelectionSchema = z.strictObject({
+  /** The task set folder, relative to the experiment file's folder. */
+  dir: z.string().min(1).default('.'),
+  /** Only these task ids (folder names), in this order. */
+  include: z.array(z.string().min(1)).optional(),
+  /** Only the first N tasks (by folder name), after `include`: a smoke test. */
+  first: z.number().int().positive().optional(),
+})
+
+/** The decision rule's parameters, fixed before the first run. */
+export const DecisionSchema = z.strictObject({
+  alpha: z.number().gt(0).lt(1).default(0.05),
+  /** Non-inferiority margin in solved tasks. */
+  margin: z.number().int().nonnegative().default(1),
+  resamples: z.number().int().positive().default(10_000),
+  bootstrapSeed: z.union([z.number().int(), z.string()]).default(20261014),
+  /** Power analysis: the target power and the median reduction to detect. */
+  power: z.number().gt(0).lt(1).default(0.8),
+  effect: z.number().gt(0).lt(1).default(0.15),
+})
+export type Decision = z.infer<typeof DecisionSchema>
+
+/** What the experiment is for; a pilot's report is labelled as one. */
+export const StageSchema = z.enum(['pilot', 'confirmatory', 'smoke', 'demo', 'example'])
+
+export const ExperimentSchema = z
+  .strictObject({
+    name,
+    description: z.string().optional(),
+    stage: StageSchema.default('pilot'),
+    tasks: z.union([z.string().min(1).transform((dir) => ({ dir })), TaskSelectionSchema]).default({ dir: '.' }),
+    agent: AgentSpecSchema,
+    arms: z.record(name, ArmSpecSchema).refine((arms) => Object.keys(arms).length >= 2, 'name at least two arms'),
+    /** The control arm; every other arm is compared with it. */
+    control: name,
+    seeds: z.number().int().positive().default(3),
+    /** Seed of the order in which runs are declared (seedrandom). */
+    orderSeed: z.union([z.number().int(), z.string()]).default(20261014),
+    /** Budget cap per run in USD (the agent's `--max-budget-usd`; a timeout is charged this). */
+    budgetUsd: z.number().positive(),
+    /** Wall-clock timeout per agent run, in seconds. */
+    timeoutSeconds: z.number().positive().default(900),
+    /** Wall-clock timeout for the oracle, in seconds. */
+    oracleTimeoutSeconds: z.number().positive().default(300),
+    /** Harness failures: attempts per run (1 = no retry) and the first backoff (doubling). */
+    retries: z
+      .strictObject({
+        attempts: z.number().int().positive().default(3),
+        backoffSeconds: z.number().nonnegative().default(5),
+      })
+      .default({ attempts: 3, backoffSeconds: 5 }),
+    decision: DecisionSchema.default({
+      alpha: 0.05,
+      margin: 1,
+      resamples: 10_000,
+      bootstrapSeed: 20261014,
+      power: 0.8,
+      effect: 0.15,
+    }),
+    /** The agent's environment is an allowlist: host variables passed through, and fixed ones. */
+    env: z
+      .strictObject({
+        pass: z.array(z.string().min(1)).default([]),
+        set: z.record(z.string(), z.string()).default({}),
+      })
+      .default({ pass: [], set: {} }),
+    /** Executables whose host installs are removed from the agent's PATH (the tool under test). */
+    cleanPath: z.array(z.string().min(1)).default([]),
+    /** Output folder for runs.jsonl and reports, relative to the project root. */
+    output: z.string().min(1).optional(),
+    /** Tasks run in parallel across this many Vitest workers. */
+    maxWorkers: z.number().int().positive().default(1),
+    /** When true an unsolved run fails its test case (pass means solved, not just measured). */
+    failUnsolved: z.boolean().default(false),
+    /** Total spend the experiment may forecast (validate refuses a plan above it). */
+    maxBudgetUsd: z.number().positive().optional(),
+    /** Forecast cost of one run, for the plan (defaults to the budget cap). */
+    estimatedRunCostUsd: z.number().nonnegative().optional(),
+  })
+  .superRefine((spec, ctx) => {
+    if (!(spec.control in spec.arms)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['control'],
+        message: `"${spec.control}" is not one of the arms (${Object.keys(spec.arms).join(', ')})`,
+      })
+    }
+  })
+  .transform((spec) => ({ ...spec, output: spec.output ?? `bench/task_outcome/${spec.name}` }))
+
+/** What `defineExperiment` accepts (defaults may be left out). */
+export type ExperimentInput = z.input<typeof ExperimentSchema>
+/** A parsed experiment: defaults applied, every field present. */
+export type Experiment = z.output<typeof ExperimentSchema>

@@ -1,0 +1,132 @@
+import { z } from 'zod'
+
+/**
+ * The `RunRecord`: one line of `runs.jsonl`, one measured (task, arm, seed).
+ * Field names and meanings are DESIGN.md's contract ("runs.jsonl — one line
+ * per recorded run"); the analysis and every published result read these.
+ */
+
+const count = z.number().int().nonnegative()
+const sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'a lowercase hex SHA-256')
+const isoTime = z.iso.datetime({ offset: true })
+
+/** What a run measured. A timeout is unsolved at the arm's budget cap. */
+export const OutcomeSchema = z.enum(['solved', 'unsolved', 'timeout'])
+export type Outcome = z.infer<typeof OutcomeSchema>
+
+/** Where `costUsd` came from: the agent's own report, tokens × a price table, or the budget cap (timeouts). */
+export const CostSourceSchema = z.enum(['agent', 'priced', 'budget-cap'])
+export type CostSource = z.infer<typeof CostSourceSchema>
+
+/** Token counts for the whole session (input excludes cache reads and writes). */
+export const TokensSchema = z.strictObject({
+  input: count,
+  output: count,
+  cacheRead: count,
+  cacheWrite: count,
+})
+export type Tokens = z.infer<typeof TokensSchema>
+
+const passedOfTotal = z.strictObject({ passed: count, total: count })
+
+/** A git-fix task's oracle: the fix's own tests, run after the agent stopped. */
+export const TestsOracleSchema = z.strictObject({
+  failToPass: passedOfTotal,
+  passToPass: passedOfTotal,
+  /** Normalised ids of the FAIL_TO_PASS / PASS_TO_PASS tests that did not pass. */
+  failing: z.array(z.string()),
+})
+
+/** A folder task's oracle: `verify.sh`'s exit status (0 = solved). */
+export const VerifyOracleSchema = z.strictObject({ verifyExit: z.number().int() })
+
+export const OracleSchema = z.union([TestsOracleSchema, VerifyOracleSchema])
+export type OracleResult = z.infer<typeof OracleSchema>
+
+/** Manipulation check: how often the treatment's hooks ran inside the session. */
+export const ManipulationSchema = z.strictObject({
+  hookPromptsRecorded: count,
+  hookEditsRecorded: count,
+})
+export type Manipulation = z.infer<typeof ManipulationSchema>
+
+/** Versions pinned for the experiment; a resume refuses to mix them. */
+export const VersionsSchema = z.strictObject({
+  /** task-outcome's own version. */
+  harness: z.string(),
+  /** The agent CLI's version (`claude --version`), or the built-in agent's name@harness version. */
+  agent: z.string(),
+  /** The model the agent reported using, null for agents without one. */
+  model: z.string().nullable(),
+  /** The tool under test (the arm's add-on), null in arms without one. */
+  tool: z.string().nullable(),
+  /** `process.version` of the harness. */
+  node: z.string(),
+})
+export type Versions = z.infer<typeof VersionsSchema>
+
+/** One harness failure that was retried before this run was measured. */
+export const HarnessRetrySchema = z.strictObject({
+  attempt: z.number().int().positive(),
+  reason: z.string(),
+  message: z.string(),
+})
+export type HarnessRetry = z.infer<typeof HarnessRetrySchema>
+
+/** The record exactly as the harness writes it: no field missing, none unknown. */
+export const RunRecordSchema = z.strictObject({
+  experiment: z.string().min(1),
+  specSha256: sha256,
+  task: z.string().min(1),
+  arm: z.string().min(1),
+  seed: z.number().int().positive(),
+  /** Position of this run in the experiment's seeded plan (0-based). */
+  order: count,
+  outcome: OutcomeSchema,
+  solved: z.boolean(),
+  costUsd: z.number().nonnegative(),
+  costSource: CostSourceSchema,
+  tokens: TokensSchema.nullable(),
+  turns: count.nullable(),
+  toolCalls: count.nullable(),
+  toolCallsBeforeFirstEdit: count.nullable(),
+  wallMs: z.number().nonnegative(),
+  /** Files the agent changed, relative to the workspace root, sorted. */
+  changedFiles: z.array(z.string()),
+  /** Whether the agent's changes touched a gold file (null when the task names none). */
+  goldFileTouched: z.boolean().nullable(),
+  oracle: OracleSchema,
+  manipulation: ManipulationSchema.nullable(),
+  versions: VersionsSchema,
+  /** Transcript path relative to the experiment's output folder (git-ignored), null when the agent keeps none. */
+  transcript: z.string().nullable(),
+  transcriptSha256: sha256.nullable(),
+  harnessRetries: z.array(HarnessRetrySchema),
+  /** SHA-256 of every skill the run's workspace held, by skill name (skill experiments only). */
+  skills: z.record(z.string(), sha256).optional(),
+  startedAt: isoTime,
+  finishedAt: isoTime,
+})
+export type RunRecord = z.infer<typeof RunRecordSchema>
+
+/**
+ * What readers accept: the fields the analysis needs, any others passed
+ * through, so records from a newer harness (or hand-added fields) still load.
+ */
+export const RecordedRunSchema = z.looseObject({
+  experiment: z.string().min(1),
+  specSha256: z.string(),
+  task: z.string().min(1),
+  arm: z.string().min(1),
+  seed: z.number().int().positive(),
+  outcome: OutcomeSchema,
+  solved: z.boolean(),
+  costUsd: z.number().nonnegative(),
+  costSource: CostSourceSchema,
+})
+export type RecordedRun = z.infer<typeof RecordedRunSchema> & Partial<RunRecord>
+
+/** The identity of a run: one (task, arm, seed) is recorded at most once. */
+export function runKey(run: { task: string; arm: string; seed: number }): string {
+  return `${run.task}\u0000${run.arm}\u0000${run.seed}`
+}

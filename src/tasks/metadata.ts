@@ -1,0 +1,51 @@
+import { z } from 'zod'
+
+/**
+ * `metadata.json` of a task folder. Strict: an unknown key is an error (a
+ * misspelt field must not be ignored). The folder name is `<id>-<slug>`.
+ */
+
+const id = z.string().regex(/^\d{3,}$/, 'three or more digits, as in the folder name "<NNN>-<slug>"')
+const slug = z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lowercase letters, digits and dashes')
+
+/** A skills-benchmark style task: `starting/` is the workspace seed, `verify.sh` the oracle. */
+export const FolderMetadataSchema = z.strictObject({
+  id,
+  slug,
+  kind: z.literal('folder'),
+  /** The skill meant to help, or "none" for a negative-control task. */
+  target_skill: z.string().min(1),
+  /** A real skill that should not help (the negative control), or "none". */
+  irrelevant_skill: z.string().min(1),
+  category: z.string().min(1),
+  difficulty: z.enum(['easy', 'medium', 'hard']),
+  notes: z.string().optional(),
+})
+export type FolderMetadata = z.infer<typeof FolderMetadataSchema>
+
+/** A bug fix harvested from git history: the agent starts at `base`, the oracle is the fix's tests. */
+export const GitFixMetadataSchema = z.strictObject({
+  id,
+  slug,
+  kind: z.literal('git-fix'),
+  /** The repository (path relative to the task folder, or absolute; a git bundle works too). */
+  repo: z.string().min(1),
+  /** The fix's parent commit: the agent's starting point. */
+  base: z.string().regex(/^[0-9a-f]{40}$/, 'a full 40-hex commit id'),
+  /** The fix commit. */
+  fix: z.string().regex(/^[0-9a-f]{40}$/, 'a full 40-hex commit id'),
+  /** Non-test files the fix changed (the answer; prompts must never name them). */
+  gold_files: z.array(z.string().min(1)).min(1),
+  /** Test files the fix changed or added; their fixed versions live in `oracle/`. */
+  test_files: z.array(z.string().min(1)).min(1),
+  FAIL_TO_PASS: z.array(z.string().min(1)).min(1),
+  PASS_TO_PASS: z.array(z.string().min(1)),
+  /** The test command, with `{tests}` and `{junit}` placeholders. */
+  test_command: z.string().min(1),
+  /** The commit subject, for humans. */
+  subject: z.string().optional(),
+})
+export type GitFixMetadata = z.infer<typeof GitFixMetadataSchema>
+
+export const TaskMetadataSchema = z.discriminatedUnion('kind', [FolderMetadataSchema, GitFixMetadataSchema])
+export type TaskMetadata = z.infer<typeof TaskMetadataSchema>
