@@ -90,7 +90,9 @@ export const ExperimentSchema = z
     name,
     description: z.string().optional(),
     stage: StageSchema.default('pilot'),
-    tasks: z.union([z.string().min(1).transform((dir) => ({ dir })), TaskSelectionSchema]).default({ dir: '.' }),
+    tasks: z
+      .union([z.string().min(1).transform((dir): z.output<typeof TaskSelectionSchema> => ({ dir })), TaskSelectionSchema])
+      .default({ dir: '.' }),
     agent: AgentSpecSchema,
     arms: z.record(name, ArmSpecSchema).refine((arms) => Object.keys(arms).length >= 2, 'name at least two arms'),
     /** The control arm; every other arm is compared with it. */

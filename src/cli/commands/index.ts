@@ -1,0 +1,5 @@
+import type { Command } from 'commander'
+import { registerValidate } from './validate.ts'
+
+/** Every CLI command; each adds itself (and its --help) to the program. */
+export const commands: ReadonlyArray<(program: Command) => void> = [registerValidate]

@@ -1,0 +1,41 @@
+import { Command, CommanderError } from 'commander'
+import { TaskOutcomeError } from '../errors.ts'
+import { harnessVersion } from '../version.ts'
+import { commands } from './commands/index.ts'
+
+/** Thrown by a command to end with a given exit status after it printed its own output. */
+export class ExitCode extends Error {
+  constructor(readonly status: number) {
+    super(`exit ${status}`)
+  }
+}
+
+/** Builds the `task-outcome` program with every command registered. */
+export function createProgram(): Command {
+  const program = new Command('task-outcome')
+    .description(
+      'Does a coding-agent add-on make the agent finish real tasks for less, without finishing fewer of them?\n' +
+        'Experiments run as Vitest projects (`npx vitest run --project <experiment>`); these commands prepare and judge them.',
+    )
+    .version(harnessVersion)
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride()
+  for (const register of commands) register(program)
+  return program
+}
+
+/** Runs the CLI; returns the exit status (errors are printed, not thrown). */
+export async function main(argv: readonly string[]): Promise<number> {
+  try {
+    await createProgram().parseAsync([...argv])
+    return 0
+  } catch (error) {
+    if (error instanceof ExitCode) return error.status
+    if (error instanceof CommanderError) return error.exitCode
+    if (error instanceof TaskOutcomeError) {
+      process.stderr.write(`task-outcome: ${error.message}\n`)
+      return 1
+    }
+    throw error
+  }
+}

@@ -1,0 +1,18 @@
+import type { Task } from '../tasks/task.ts'
+import type { Workspace } from '../workspace/workspace.ts'
+import { runFixTests } from './git-fix.ts'
+import type { OracleOptions, OracleVerdict } from './verdict.ts'
+import { runVerifyScript } from './verify.ts'
+
+/** Judges a run after the agent stopped, with the task's own oracle. */
+export async function judge(task: Task, workspace: Workspace, options: OracleOptions): Promise<OracleVerdict> {
+  return task.kind === 'folder' ? runVerifyScript(task, workspace, options) : runFixTests(task, workspace, options)
+}
+
+/** Whether a run's changes touched a gold file (git-fix tasks only; null for folder tasks). */
+export function touchesGoldFile(task: Task, changedFiles: readonly string[]): boolean | null {
+  if (task.kind !== 'git-fix') return null
+  return changedFiles.some((file) => task.metadata.gold_files.includes(file))
+}
+
+export type { OracleOptions, OracleVerdict } from './verdict.ts'

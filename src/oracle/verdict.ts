@@ -1,0 +1,18 @@
+import type { OracleResult } from '../runs/record.ts'
+
+/** What the oracle decided about a run, and what it saw. */
+export interface OracleVerdict {
+  readonly solved: boolean
+  readonly oracle: OracleResult
+  /** The oracle's own output, kept beside the record. */
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** What every oracle needs besides the task and the workspace. */
+export interface OracleOptions {
+  readonly timeoutMs: number
+  /** A scratch folder the oracle may use (a clean copy for git-fix tasks). */
+  readonly scratchDir: string
+  readonly signal?: AbortSignal
+}

@@ -1,0 +1,218 @@
+import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises'
+import path from 'node:path'
+import type { Agent, AgentRunResult } from '../agents/types.ts'
+import { HarnessFailure } from '../errors.ts'
+import type { ArmSpec } from '../experiment/schema.ts'
+import type { LoadedExperiment } from '../experiment/load.ts'
+import { judge, touchesGoldFile, type OracleVerdict } from '../oracle/index.ts'
+import type { Task } from '../tasks/task.ts'
+import { harnessVersion } from '../version.ts'
+import { buildAgentEnv } from '../workspace/env.ts'
+import { createWorkspace, defaultWorkspaceRoot } from '../workspace/index.ts'
+import { applyArmSetup } from '../workspace/setup.ts'
+import type { HarnessRetry, RunRecord } from './record.ts'
+
+/** Everything one run needs. */
+export interface RunContext {
+  readonly experiment: LoadedExperiment
+  readonly task: Task
+  readonly arm: string
+  readonly seed: number
+  /** Position in the seeded plan. */
+  readonly order: number
+  readonly specSha256: string
+  readonly agent: Agent
+  /** The agent's version, probed once before the runs. */
+  readonly agentVersion: string
+  /** Called with progress lines (attempts, retries). */
+  readonly log?: (line: string) => void
+  readonly signal?: AbortSignal
+  /** Where workspaces go (default: the system temp folder). */
+  readonly workspaceRoot?: string
+  /** Injected for tests: waits between attempts. */
+  readonly sleep?: (ms: number) => Promise<void>
+}
+
+/** What one attempt measured, before it becomes a record. */
+export interface TrialResult {
+  readonly agent: AgentRunResult
+  readonly verdict: OracleVerdict
+  readonly changedFiles: string[]
+}
+
+/** The artifacts folder of a run, relative to the output folder (git-ignored). */
+export function artifactsPath(run: { task: string; arm: string; seed: number }): string {
+  return path.posix.join('artifacts', run.task, run.arm, `seed-${run.seed}`)
+}
+
+/** The arm's spec with the experiment's agent merged in. */
+export function armAgentSpec(experiment: LoadedExperiment, arm: string) {
+  const armSpec = experiment.spec.arms[arm]!
+  return { ...experiment.spec.agent, ...stripUndefined(armSpec.agent) }
+}
+
+function stripUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, inner]) => inner !== undefined)) as Partial<T>
+}
+
+/**
+ * One attempt: fresh workspace ▶ arm setup ▶ agent ▶ oracle. Files the run
+ * leaves (transcript, oracle output, diff) go to `artifactsDir`.
+ */
+export async function runTrial(context: RunContext, artifactsDir: string): Promise<TrialResult> {
+  const { experiment, task, arm } = context
+  const armSpec: ArmSpec = experiment.spec.arms[arm]!
+  const workspaceRoot = context.workspaceRoot ?? defaultWorkspaceRoot()
+  await mkdir(workspaceRoot, { recursive: true })
+  const scratch = await mkdtemp(path.join(workspaceRoot, 'run-'))
+  const home = path.join(scratch, 'home')
+  await mkdir(home, { recursive: true })
+  await mkdir(artifactsDir, { recursive: true })
+  const workspace = await createWorkspace(task, workspaceRoot).catch((error: unknown) => {
+    throw error instanceof HarnessFailure ? error : new HarnessFailure('setup', `${task.id}: making the workspace failed: ${String(error)}`, { cause: error })
+  })
+  try {
+    const env = buildAgentEnv({
+      host: process.env,
+      pass: experiment.spec.env.pass,
+      set: experiment.spec.env.set,
+      armEnv: armSpec.setup.env,
+      armPath: armSpec.setup.path.map((dir) => path.resolve(experiment.dir, dir)),
+      cleanPath: experiment.spec.cleanPath,
+      home,
+    })
+    await applyArmSetup(arm, armSpec.setup, {
+      workspace: workspace.dir,
+      experimentDir: experiment.dir,
+      env,
+      timeoutMs: experiment.spec.timeoutSeconds * 1000,
+    })
+    await workspace.snapshot()
+    const agentResult = await context.agent.run({
+      task,
+      workspace: workspace.dir,
+      prompt: task.prompt,
+      env,
+      budgetUsd: experiment.spec.budgetUsd,
+      timeoutMs: experiment.spec.timeoutSeconds * 1000,
+      transcriptPath: path.join(artifactsDir, 'transcript.jsonl'),
+      expectedHooks: armSpec.hooks,
+      arm,
+      seed: context.seed,
+      ...(context.signal === undefined ? {} : { signal: context.signal }),
+    })
+    checkManipulation(arm, armSpec.hooks, agentResult)
+    const changedFiles = await workspace.changedFiles()
+    await writeFile(path.join(artifactsDir, 'diff.patch'), await workspace.diff())
+    const verdict = await judge(task, workspace, {
+      timeoutMs: experiment.spec.oracleTimeoutSeconds * 1000,
+      scratchDir: scratch,
+      ...(context.signal === undefined ? {} : { signal: context.signal }),
+    })
+    await writeFile(path.join(artifactsDir, 'oracle.stdout.txt'), verdict.stdout)
+    await writeFile(path.join(artifactsDir, 'oracle.stderr.txt'), verdict.stderr)
+    return { agent: agentResult, verdict, changedFiles }
+  } finally {
+    await workspace.dispose()
+    await rm(scratch, { recursive: true, force: true })
+  }
+}
+
+/** The manipulation check: a run of an arm with hooks in which none of them fired measured nothing. */
+function checkManipulation(arm: string, hooks: readonly string[], result: AgentRunResult): void {
+  if (hooks.length === 0 || result.stop === 'timeout') return
+  if (result.hooksFired === null) {
+    throw new HarnessFailure('manipulation-check', `arm ${arm} expects hooks (${hooks.join(', ')}) but this agent cannot report hook activity`, { retryable: false })
+  }
+  const fired = hooks.reduce((sum, hook) => sum + (result.hooksFired?.[hook] ?? 0), 0)
+  if (fired === 0) {
+    throw new HarnessFailure('manipulation-check', `arm ${arm}: none of its hooks (${hooks.join(', ')}) fired in the session: the run did not test the treatment`)
+  }
+}
+
+/** Builds the record of a measured trial. A timeout is unsolved at the budget cap. */
+export function buildRecord(context: RunContext, trial: TrialResult, retries: HarnessRetry[], startedAt: Date, finishedAt: Date): RunRecord {
+  const { experiment, task, arm, seed } = context
+  const armSpec = experiment.spec.arms[arm]!
+  const timedOut = trial.agent.stop === 'timeout'
+  const solved = !timedOut && trial.verdict.solved
+  const fired = trial.agent.hooksFired
+  const transcript = trial.agent.transcriptSha256 === null ? null : path.posix.join(artifactsPath({ task: task.id, arm, seed }), 'transcript.jsonl')
+  return {
+    experiment: experiment.spec.name,
+    specSha256: context.specSha256,
+    task: task.id,
+    arm,
+    seed,
+    order: context.order,
+    outcome: timedOut ? 'timeout' : solved ? 'solved' : 'unsolved',
+    solved,
+    costUsd: timedOut ? experiment.spec.budgetUsd : trial.agent.costUsd,
+    costSource: timedOut ? 'budget-cap' : trial.agent.costSource,
+    tokens: trial.agent.tokens,
+    turns: trial.agent.turns,
+    toolCalls: trial.agent.toolCalls,
+    toolCallsBeforeFirstEdit: trial.agent.toolCallsBeforeFirstEdit,
+    wallMs: Math.round(trial.agent.wallMs),
+    changedFiles: trial.changedFiles,
+    goldFileTouched: touchesGoldFile(task, trial.changedFiles),
+    oracle: trial.verdict.oracle,
+    manipulation:
+      armSpec.hooks.length === 0 ? null : { hookPromptsRecorded: fired?.UserPromptSubmit ?? 0, hookEditsRecorded: fired?.PostToolUse ?? 0 },
+    versions: {
+      harness: harnessVersion,
+      agent: context.agentVersion,
+      model: trial.agent.model ?? armAgentSpec(experiment, arm).model ?? null,
+      tool: armSpec.tool === undefined ? null : `${armSpec.tool.name}@${armSpec.tool.version}`,
+      node: process.version,
+    },
+    transcript,
+    transcriptSha256: trial.agent.transcriptSha256,
+    harnessRetries: retries,
+    startedAt: startedAt.toISOString(),
+    finishedAt: finishedAt.toISOString(),
+  }
+}
+
+const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+
+/**
+ * Makes one run and returns its record. Harness failures are retried (bounded,
+ * doubling backoff), each attempt's reason kept in `harnessRetries`; an
+ * unsolved run is never retried. When every attempt failed, or a failure
+ * cannot be helped by retrying, throws a `HarnessFailure` naming each reason;
+ * nothing is recorded for it.
+ */
+export async function executeRun(context: RunContext): Promise<RunRecord> {
+  const { attempts, backoffSeconds } = context.experiment.spec.retries
+  const sleep = context.sleep ?? defaultSleep
+  const runPath = artifactsPath({ task: context.task.id, arm: context.arm, seed: context.seed })
+  const artifactsDir = path.join(context.experiment.outDir, runPath)
+  await rm(artifactsDir, { recursive: true, force: true })
+  const retries: HarnessRetry[] = []
+  const startedAt = new Date()
+  for (let attempt = 1; attempt <= attempts; attempt++) {
+    try {
+      const trial = await runTrial(context, artifactsDir)
+      return buildRecord(context, trial, retries, startedAt, new Date())
+    } catch (error) {
+      if (!(error instanceof HarnessFailure)) throw error
+      retries.push({ attempt, reason: error.reason, message: error.message })
+      const failedDir = path.join(artifactsDir, `failed-attempt-${attempt}`)
+      await mkdir(failedDir, { recursive: true })
+      await writeFile(path.join(failedDir, 'reason.txt'), `${error.reason}: ${error.message}\n`)
+      await rename(path.join(artifactsDir, 'transcript.jsonl'), path.join(failedDir, 'transcript.jsonl')).catch(() => undefined)
+      const last = attempt === attempts || !error.retryable
+      context.log?.(`${context.task.id} › ${context.arm} › seed ${context.seed}: harness failure (${error.reason}) on attempt ${attempt}/${attempts}${last ? '' : ', retrying'}: ${error.message}`)
+      if (last) {
+        const summary = retries.map((retry) => `attempt ${retry.attempt}: ${retry.reason}: ${retry.message}`).join('\n')
+        throw new HarnessFailure(error.reason, `no measurement after ${attempt} attempt(s); nothing recorded.\n${summary}`, {
+          retryable: false,
+          cause: error,
+        })
+      }
+      await sleep(backoffSeconds * 1000 * 2 ** (attempt - 1))
+    }
+  }
+  throw new Error('unreachable: the attempt loop always returns or throws')
+}

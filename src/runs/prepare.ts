@@ -1,0 +1,114 @@
+import { existsSync, readFileSync, statSync } from 'node:fs'
+import { readdir } from 'node:fs/promises'
+import path from 'node:path'
+import { DataError, SpecError } from '../errors.ts'
+import { buildSpecManifest, describeSpecChanges, specSha256, type SpecManifest } from '../experiment/hash.ts'
+import { loadExperiment, type ExperimentLocation, type LoadedExperiment } from '../experiment/load.ts'
+import { loadTaskSet } from '../tasks/load.ts'
+import type { Task } from '../tasks/task.ts'
+import { planRuns, type PlannedRun } from './plan.ts'
+import { runKey, type RecordedRun } from './record.ts'
+import { readRuns, runsFilePath } from './store.ts'
+
+/** An experiment ready to run: its tasks, its spec hash and its plan. */
+export interface PreparedExperiment {
+  readonly experiment: LoadedExperiment
+  readonly tasks: readonly Task[]
+  readonly manifest: SpecManifest
+  readonly specSha256: string
+  readonly plan: readonly PlannedRun[]
+}
+
+/** The spec manifest kept beside runs.jsonl, so a changed spec can be named. */
+export function specFilePath(outDir: string): string {
+  return path.join(outDir, 'spec.json')
+}
+
+async function filesBelow(target: string): Promise<string[]> {
+  if (!existsSync(target)) return []
+  if (!statSync(target).isDirectory()) return [target]
+  const entries = await readdir(target, { recursive: true, withFileTypes: true })
+  return entries.filter((entry) => entry.isFile()).map((entry) => path.join(entry.parentPath, entry.name))
+}
+
+/** The arms a task runs. */
+export function armsForTask(experiment: LoadedExperiment, _task: Task): string[] {
+  return Object.keys(experiment.spec.arms)
+}
+
+/**
+ * Loads an already-loaded experiment's tasks (validated: every problem at
+ * once), hashes the spec and makes the seeded plan.
+ */
+export async function prepareLoadedExperiment(experiment: LoadedExperiment): Promise<PreparedExperiment> {
+  const { spec } = experiment
+  const tasks = await loadTaskSet(
+    experiment.tasksDir,
+    { ...(spec.tasks.include === undefined ? {} : { include: spec.tasks.include }), ...(spec.tasks.first === undefined ? {} : { first: spec.tasks.first }) },
+    experiment.root,
+  )
+  const armFiles = await Promise.all(
+    Object.values(spec.arms).flatMap((arm) => Object.values(arm.setup.files).map((source) => filesBelow(path.resolve(experiment.dir, source)))),
+  )
+  const files = [...new Set([...tasks.flatMap((task) => task.files), ...armFiles.flat()])]
+  const manifest = await buildSpecManifest(spec, experiment.root, files)
+  const plan = planRuns(
+    tasks.map((task) => ({ id: task.id, arms: armsForTask(experiment, task) })),
+    spec.seeds,
+    spec.orderSeed,
+  )
+  return { experiment, tasks, manifest, specSha256: specSha256(manifest), plan }
+}
+
+/** Loads an experiment file and prepares it. */
+export async function prepareExperiment(location: ExperimentLocation): Promise<PreparedExperiment> {
+  return prepareLoadedExperiment(await loadExperiment(location))
+}
+
+/** Reads the spec manifest recorded beside runs.jsonl, if any. */
+export function readRecordedSpec(outDir: string): { specSha256: string; manifest: SpecManifest } | undefined {
+  const file = specFilePath(outDir)
+  if (!existsSync(file)) return undefined
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as { specSha256: string; manifest: SpecManifest }
+  } catch (error) {
+    throw new DataError(`${file}: not valid JSON (${(error as Error).message})`)
+  }
+}
+
+/**
+ * The resume check, before any run: every recorded run must belong to this
+ * experiment and its current spec. A changed spec stops the experiment with
+ * an error that names what changed; nothing recorded is touched.
+ */
+export function checkRecordedRuns(prepared: PreparedExperiment, records: readonly RecordedRun[]): void {
+  const { experiment } = prepared
+  const runsFile = path.relative(experiment.root, runsFilePath(experiment.outDir))
+  const foreign = records.find((record) => record.experiment !== experiment.spec.name)
+  if (foreign !== undefined) {
+    throw new SpecError(
+      `${runsFile} holds runs of experiment "${foreign.experiment}", not "${experiment.spec.name}". Give each experiment its own output folder.`,
+    )
+  }
+  const stale = records.filter((record) => record.specSha256 !== prepared.specSha256)
+  if (stale.length === 0) return
+  const oldHash = stale[0]!.specSha256
+  const recorded = readRecordedSpec(experiment.outDir)
+  const changes =
+    recorded !== undefined && recorded.specSha256 === oldHash
+      ? describeSpecChanges(recorded.manifest, prepared.manifest)
+      : [`(the manifest of spec ${oldHash.slice(0, 12)} is not in ${path.relative(experiment.root, specFilePath(experiment.outDir))}, so the changed files cannot be named)`]
+  throw new SpecError(
+    `the spec of experiment "${experiment.spec.name}" changed since ${stale.length} of its ${records.length} recorded runs ` +
+      `(recorded under ${oldHash.slice(0, 12)}, now ${prepared.specSha256.slice(0, 12)}). What changed:\n` +
+      changes.map((change) => `  - ${change}`).join('\n') +
+      `\nA pre-registered experiment cannot change under recorded runs. Restore the spec to resume, or start a new experiment (new name or output folder).`,
+  )
+}
+
+/** Reads and checks the recorded runs of a prepared experiment; returns them keyed by (task, arm, seed). */
+export function recordedRunsFor(prepared: PreparedExperiment): Map<string, RecordedRun> {
+  const { records } = readRuns(runsFilePath(prepared.experiment.outDir))
+  checkRecordedRuns(prepared, records)
+  return new Map(records.map((record) => [runKey(record), record]))
+}

@@ -1,0 +1,26 @@
+import type { RunRecord } from '../runs/record.ts'
+
+/** What an experiment project provides to the reporter (through `test.provide`). */
+export interface ExperimentProvide {
+  readonly name: string
+  readonly file: string
+  readonly exportName: string
+  readonly root: string
+  readonly outDir: string
+}
+
+/** The key under which an experiment project provides itself. */
+export const PROVIDE_KEY = 'taskOutcome'
+
+declare module '@vitest/runner' {
+  interface TaskMeta {
+    /** The run's record: the case body puts it here, the reporter appends it to runs.jsonl. */
+    run?: RunRecord
+  }
+}
+
+declare module 'vitest' {
+  interface ProvidedContext {
+    taskOutcome: ExperimentProvide
+  }
+}

@@ -1,0 +1,15 @@
+import type { PlannedRun } from '../runs/plan.ts'
+import type { Outcome, Versions } from '../runs/record.ts'
+
+/** What the plugin hands a task's test module, computed once in Vitest's main process. */
+export interface TaskModulePayload {
+  readonly experiment: { readonly file: string; readonly exportName: string; readonly root: string }
+  readonly taskDir: string
+  readonly specSha256: string
+  /** The task's runs in their seeded order; `recorded` is set for runs already in runs.jsonl. */
+  readonly runs: ReadonlyArray<PlannedRun & { readonly recorded: { readonly outcome: Outcome; readonly costUsd: number } | null }>
+  /** The versions already recorded for each arm (a resume refuses to mix them). */
+  readonly recordedVersions: Readonly<Record<string, Versions>>
+  /** Per-case timeout in ms: every attempt's agent and oracle timeouts plus the backoffs. */
+  readonly caseTimeoutMs: number
+}

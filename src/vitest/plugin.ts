@@ -1,0 +1,87 @@
+import path from 'node:path'
+import type { Plugin } from 'vite'
+import { SpecError } from '../errors.ts'
+import type { LoadedExperiment } from '../experiment/load.ts'
+import { prepareLoadedExperiment, recordedRunsFor, type PreparedExperiment } from '../runs/prepare.ts'
+import { runKey, type Versions } from '../runs/record.ts'
+import type { TaskModulePayload } from './payload.ts'
+
+const DECLARE_MODULE = path.resolve(import.meta.dirname, 'declare.ts')
+
+/** The per-case timeout: every attempt's agent and oracle timeouts, the backoffs, and a minute of slack per attempt. */
+export function caseTimeoutMs(experiment: LoadedExperiment): number {
+  const { timeoutSeconds, oracleTimeoutSeconds, retries } = experiment.spec
+  const backoff = Array.from({ length: retries.attempts - 1 }, (_, i) => retries.backoffSeconds * 2 ** i).reduce((a, b) => a + b, 0)
+  return (retries.attempts * (timeoutSeconds + oracleTimeoutSeconds + 60) + backoff) * 1000
+}
+
+/** Everything the plugin computes once per process: the prepared experiment and what is already recorded. */
+interface PluginState {
+  readonly prepared: PreparedExperiment
+  readonly recorded: ReturnType<typeof recordedRunsFor>
+  readonly versionsByArm: Record<string, Versions>
+}
+
+function versionsByArm(recorded: PluginState['recorded']): Record<string, Versions> {
+  const byArm: Record<string, Versions> = {}
+  for (const record of recorded.values()) {
+    if (record.versions !== undefined && !(record.arm in byArm)) byArm[record.arm] = record.versions
+  }
+  return byArm
+}
+
+/**
+ * The task-outcome Vite plugin for one experiment. In Vitest's main process it
+ * validates the tasks, checks the recorded runs against the spec (a changed
+ * spec stops the experiment before any run) and turns each task's
+ * `metadata.json` into a test module whose cases are the task's runs.
+ */
+export function taskOutcomePlugin(experiment: LoadedExperiment): Plugin {
+  let state: Promise<PluginState> | undefined
+  const prepare = (): Promise<PluginState> =>
+    (state ??= prepareLoadedExperiment(experiment).then((prepared) => {
+      const recorded = recordedRunsFor(prepared)
+      return { prepared, recorded, versionsByArm: versionsByArm(recorded) }
+    }))
+  const tasksDir = experiment.tasksDir
+  return {
+    name: 'task-outcome',
+    enforce: 'pre',
+    async configureVitest() {
+      const { prepared } = await prepare()
+      if (prepared.tasks.length === 0) {
+        const relative = path.relative(experiment.root, tasksDir) || '.'
+        throw new SpecError(
+          `experiment "${experiment.spec.name}" has no task folders in ${relative}. ` +
+            `Make them first: \`npx task-outcome harvest --repo <your repo> --out candidates.json --test-command "<cmd>"\`, ` +
+            `then \`npx task-outcome select --candidates candidates.json --out ${relative}\`.`,
+        )
+      }
+    },
+    async load(id) {
+      const file = id.split('?')[0]!
+      if (path.basename(file) !== 'metadata.json' || path.dirname(path.dirname(file)) !== tasksDir) return null
+      const { prepared, recorded, versionsByArm } = await prepare()
+      const taskId = path.basename(path.dirname(file))
+      const payload: TaskModulePayload = {
+        experiment: { file: experiment.file, exportName: experiment.exportName, root: experiment.root },
+        taskDir: path.dirname(file),
+        specSha256: prepared.specSha256,
+        runs: prepared.plan
+          .filter((run) => run.task === taskId)
+          .map((run) => {
+            const record = recorded.get(runKey(run))
+            return { ...run, recorded: record === undefined ? null : { outcome: record.outcome, costUsd: record.costUsd } }
+          }),
+        recordedVersions: versionsByArm,
+        caseTimeoutMs: caseTimeoutMs(experiment),
+      }
+      const code = [
+        `import { declareTaskRuns } from ${JSON.stringify(DECLARE_MODULE)}`,
+        `import * as experimentModule from ${JSON.stringify(experiment.file)}`,
+        `declareTaskRuns(experimentModule, ${JSON.stringify(payload)})`,
+      ].join('\n')
+      return { code, moduleType: 'js' }
+    },
+  }
+}

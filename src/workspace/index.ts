@@ -1,0 +1,20 @@
+import { mkdir } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import type { Task } from '../tasks/task.ts'
+import { createFolderWorkspace } from './folder.ts'
+import { createGitFixWorkspace } from './git-fix.ts'
+import type { Workspace } from './workspace.ts'
+
+/** Where workspaces are made unless told otherwise: outside the project, so the agent cannot climb into it. */
+export function defaultWorkspaceRoot(): string {
+  return path.join(os.tmpdir(), 'task-outcome')
+}
+
+/** Makes a fresh, isolated workspace for one run of a task. */
+export async function createWorkspace(task: Task, parentDir: string = defaultWorkspaceRoot()): Promise<Workspace> {
+  await mkdir(parentDir, { recursive: true })
+  return task.kind === 'folder' ? createFolderWorkspace(task, parentDir) : createGitFixWorkspace(task, parentDir)
+}
+
+export type { Workspace } from './workspace.ts'

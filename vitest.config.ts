@@ -1,0 +1,23 @@
+import { defineConfig } from 'vitest/config'
+import TaskOutcomeReporter from './reporters/task-outcome.ts'
+import { experimentProject } from './src/vitest/project.ts'
+
+// Each experiment is a Vitest project: `npx vitest run --project <name>`.
+// `unit` is the project's own test suite (`npm test`).
+export default defineConfig(async () => ({
+  test: {
+    reporters: ['default', new TaskOutcomeReporter()],
+    projects: [
+      {
+        test: {
+          name: 'unit',
+          include: ['test/**/*.test.ts'],
+          pool: 'forks',
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+        },
+      },
+      await experimentProject('tasks/examples/experiment.ts'),
+    ],
+  },
+}))
