@@ -1,0 +1,208 @@
+import { readdirSync, readFileSync } from 'node:fs'
+import { createInterface } from 'node:readline'
+import { execa } from 'execa'
+import { HarnessFailure } from '../errors.ts'
+
+/**
+ * Runs an agent CLI the way every CLI adapter needs it run: in a process group
+ * of its own, so a timeout or an abort kills the agent *and* everything it
+ * started (shells, test runners, language servers), never only the leader.
+ */
+
+/** How to run one agent process. */
+export interface AgentProcessOptions {
+  /** The executable and its arguments. */
+  readonly file: string
+  readonly args: readonly string[]
+  /** The working directory (the run's workspace). */
+  readonly cwd: string
+  /** The whole environment: nothing from `process.env` is added. */
+  readonly env: Readonly<Record<string, string>>
+  /** Written to stdin, which is then closed. Without it stdin is closed from the start (`/dev/null`). */
+  readonly input?: string
+  /** Wall-clock limit; past it the whole group is killed and `timedOut` is true. */
+  readonly timeoutMs: number
+  /** Aborting kills the whole group (`aborted` is true). */
+  readonly signal?: AbortSignal
+  /** Between SIGTERM and SIGKILL when the group is killed (default 2 s). */
+  readonly killGraceMs?: number
+  /** Called with each stdout line as it arrives (without the newline). */
+  readonly onLine?: (line: string) => void
+  /** Called with each stderr line as it arrives. */
+  readonly onStderrLine?: (line: string) => void
+}
+
+/** What the process did. A process that could not be started throws `HarnessFailure('crash')` instead. */
+export interface AgentProcessResult {
+  /** The leader's exit code, or null when a signal ended it. */
+  readonly exitCode: number | null
+  /** The signal that ended the leader (`SIGTERM`, `SIGKILL`), or null. */
+  readonly signal: string | null
+  /** True when the wall-clock limit killed the group. */
+  readonly timedOut: boolean
+  /** True when the abort signal killed the group. */
+  readonly aborted: boolean
+  /** Everything the process printed on stdout, lines joined by `\n`. */
+  readonly stdout: string
+  readonly stderr: string
+  /** Wall time from spawn to the group's end, in milliseconds. */
+  readonly wallMs: number
+  /** The process group id (the leader's pid), so callers can check that nothing of it is left. */
+  readonly pgid: number | undefined
+}
+
+const DEFAULT_KILL_GRACE_MS = 2000
+const POLL_MS = 25
+
+/** Linux: the live (non-zombie) members of process group `pgid`, read from /proc. Null where /proc is unavailable. */
+function liveGroupMembers(pgid: number): number[] | null {
+  let entries: string[]
+  try {
+    entries = readdirSync('/proc')
+  } catch {
+    return null
+  }
+  const members: number[] = []
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue
+    let stat: string
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
+    } catch {
+      continue
+    }
+    // Fields after the command name (which may hold spaces and parentheses): state ppid pgrp ...
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    if (Number(fields[2]) === pgid && fields[0] !== 'Z' && fields[0] !== 'X') members.push(Number(entry))
+  }
+  return members
+}
+
+/**
+ * True while any process of group `pgid` is alive. Zombies do not count (a
+ * container's init may never reap them, and they hold no resources).
+ */
+export function processGroupAlive(pgid: number): boolean {
+  const members = liveGroupMembers(pgid)
+  if (members !== null) return members.length > 0
+  try {
+    process.kill(-pgid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+function signalGroup(pgid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pgid, signal)
+  } catch {
+    // ESRCH: the group is already gone.
+  }
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+
+/**
+ * Kills every process of group `pgid`: SIGTERM, then SIGKILL to whatever is
+ * left after `graceMs`. Resolves when no live member remains.
+ */
+export async function killProcessGroup(pgid: number, graceMs: number = DEFAULT_KILL_GRACE_MS): Promise<void> {
+  if (!processGroupAlive(pgid)) return
+  signalGroup(pgid, 'SIGTERM')
+  const deadline = Date.now() + graceMs
+  while (Date.now() < deadline) {
+    if (!processGroupAlive(pgid)) return
+    await sleep(POLL_MS)
+  }
+  for (let tries = 0; tries < 200 && processGroupAlive(pgid); tries++) {
+    signalGroup(pgid, 'SIGKILL')
+    await sleep(POLL_MS)
+  }
+}
+
+function readLines(stream: NodeJS.ReadableStream | null | undefined, sink: string[], onLine?: (line: string) => void): Promise<void> {
+  if (stream === null || stream === undefined) return Promise.resolve()
+  const lines = createInterface({ input: stream, crlfDelay: Infinity })
+  lines.on('line', (line) => {
+    sink.push(line)
+    onLine?.(line)
+  })
+  return new Promise((resolve) => {
+    lines.once('close', () => resolve())
+  })
+}
+
+/**
+ * Runs an agent CLI in its own process group and waits for the whole group.
+ * The timeout and the abort signal kill the group (SIGTERM, then SIGKILL);
+ * when the leader exits on its own, anything it left running in its group is
+ * killed too, so no process of the run outlives it.
+ */
+export async function runAgentProcess(options: AgentProcessOptions): Promise<AgentProcessResult> {
+  const started = performance.now()
+  const graceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS
+  const subprocess = execa(options.file, [...options.args], {
+    cwd: options.cwd,
+    env: { ...options.env },
+    extendEnv: false,
+    detached: true,
+    reject: false,
+    buffer: false,
+    stripFinalNewline: false,
+    ...(options.input === undefined ? { stdin: 'ignore' as const } : { input: options.input }),
+  })
+  const pgid = subprocess.pid
+  const stdoutLines: string[] = []
+  const stderrLines: string[] = []
+  const stdoutDone = readLines(subprocess.stdout, stdoutLines, options.onLine)
+  const stderrDone = readLines(subprocess.stderr, stderrLines, options.onStderrLine)
+
+  let timedOut = false
+  let aborted = false
+  let killing: Promise<void> | undefined
+  const killGroup = () => (killing ??= pgid === undefined ? Promise.resolve() : killProcessGroup(pgid, graceMs))
+
+  const timer = setTimeout(() => {
+    timedOut = true
+    void killGroup()
+  }, options.timeoutMs)
+  const onAbort = () => {
+    aborted = true
+    void killGroup()
+  }
+  if (options.signal?.aborted) onAbort()
+  else options.signal?.addEventListener('abort', onAbort, { once: true })
+
+  // The leader's exit: clean up whatever it left in its group, which also
+  // closes pipes a straggler may hold open.
+  const exited = new Promise<void>((resolve) => {
+    subprocess.once('exit', () => {
+      void killGroup().then(resolve)
+    })
+    subprocess.once('error', () => resolve())
+  })
+
+  const result = await subprocess
+  clearTimeout(timer)
+  options.signal?.removeEventListener('abort', onAbort)
+  if (pgid === undefined || (result.failed && result.exitCode === undefined && result.signal === undefined && !timedOut && !aborted)) {
+    throw new HarnessFailure('crash', `could not start ${options.file}: ${result.originalMessage ?? result.message}`, {
+      retryable: false,
+      cause: result,
+    })
+  }
+  await exited
+  await Promise.all([stdoutDone, stderrDone])
+  if (killing !== undefined) await killing
+  return {
+    exitCode: result.exitCode ?? null,
+    signal: result.signal ?? null,
+    timedOut,
+    aborted,
+    stdout: stdoutLines.join('\n'),
+    stderr: stderrLines.join('\n'),
+    wallMs: performance.now() - started,
+    pgid,
+  }
+}

@@ -1,0 +1,135 @@
+import { readFileSync } from 'node:fs'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { afterEach, beforeEach, describe, expect, test } from 'vitest'
+import { processGroupAlive, runAgentProcess } from '../../src/agents/process.ts'
+import { HarnessFailure } from '../../src/errors.ts'
+
+// Real child processes, real signals: a bash leader that starts a sleeping grandchild.
+
+let dir: string
+const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' }
+
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'process-test-'))
+})
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true })
+})
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+  } catch {
+    return false
+  }
+  // A zombie answers signal 0 but is dead; the container's init may never reap it.
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return !/^\S+ \(.*\) [ZX] /.test(stat)
+  } catch {
+    return false
+  }
+}
+
+describe('runAgentProcess', () => {
+  test('reads stdout line by line, captures stderr and the exit code', async () => {
+    const seen: string[] = []
+    const result = await runAgentProcess({
+      file: 'bash',
+      args: ['-c', 'echo one; echo two; echo oops >&2; exit 3'],
+      cwd: dir,
+      env,
+      timeoutMs: 10_000,
+      onLine: (line) => seen.push(line),
+    })
+    expect(seen).toEqual(['one', 'two'])
+    expect(result.stdout).toBe('one\ntwo')
+    expect(result.stderr).toBe('oops')
+    expect(result.exitCode).toBe(3)
+    expect(result.timedOut).toBe(false)
+    expect(result.signal).toBeNull()
+  })
+
+  test('passes only the given environment, and stdin is closed unless input is given', async () => {
+    const closed = await runAgentProcess({
+      file: 'bash',
+      args: ['-c', 'cat; echo "home=${HOME:-unset} path=${PATH:+set}"'],
+      cwd: dir,
+      env,
+      timeoutMs: 10_000,
+    })
+    expect(closed.stdout).toBe('home=unset path=set')
+    const fed = await runAgentProcess({ file: 'bash', args: ['-c', 'cat'], cwd: dir, env, input: 'prompt\n', timeoutMs: 10_000 })
+    expect(fed.stdout).toBe('prompt')
+  })
+
+  test('runs the agent in a process group of its own', async () => {
+    const result = await runAgentProcess({ file: 'bash', args: ['-c', 'ps -o pgid= -p $$'], cwd: dir, env, timeoutMs: 10_000 })
+    expect(Number(result.stdout.trim())).toBe(result.pgid)
+    expect(result.pgid).not.toBe(process.pid)
+  })
+
+  test('a timeout kills the whole group: no grandchild is left alive', async () => {
+    const pidFile = path.join(dir, 'grandchild.pid')
+    const result = await runAgentProcess({
+      file: 'bash',
+      // The grandchild ignores SIGTERM, so only the SIGKILL after the grace period ends it.
+      args: ['-c', `bash -c 'trap "" TERM; sleep 60' & echo $! > ${pidFile}; echo started; wait`],
+      cwd: dir,
+      env,
+      timeoutMs: 500,
+      killGraceMs: 300,
+    })
+    const grandchild = Number((await readFile(pidFile, 'utf8')).trim())
+    expect(result.timedOut).toBe(true)
+    expect(result.stdout).toBe('started')
+    expect(result.wallMs).toBeGreaterThanOrEqual(500)
+    expect(alive(grandchild)).toBe(false)
+    expect(processGroupAlive(result.pgid!)).toBe(false)
+  })
+
+  test('an abort kills the whole group', async () => {
+    const pidFile = path.join(dir, 'grandchild.pid')
+    const controller = new AbortController()
+    const running = runAgentProcess({
+      file: 'bash',
+      args: ['-c', `sleep 60 & echo $! > ${pidFile}; echo started; wait`],
+      cwd: dir,
+      env,
+      timeoutMs: 60_000,
+      signal: controller.signal,
+      onLine: () => controller.abort(),
+    })
+    const result = await running
+    const grandchild = Number((await readFile(pidFile, 'utf8')).trim())
+    expect(result.aborted).toBe(true)
+    expect(result.timedOut).toBe(false)
+    expect(result.signal).toBe('SIGTERM')
+    expect(alive(grandchild)).toBe(false)
+  })
+
+  test('a straggler left running after the leader exits is killed too', async () => {
+    const pidFile = path.join(dir, 'straggler.pid')
+    const result = await runAgentProcess({
+      file: 'bash',
+      args: ['-c', `(sleep 60 >/dev/null 2>&1 &  echo $! > ${pidFile}); echo done`],
+      cwd: dir,
+      env,
+      timeoutMs: 20_000,
+    })
+    const straggler = Number((await readFile(pidFile, 'utf8')).trim())
+    expect(result.exitCode).toBe(0)
+    expect(result.timedOut).toBe(false)
+    expect(result.wallMs).toBeLessThan(10_000)
+    expect(alive(straggler)).toBe(false)
+  })
+
+  test('an executable that cannot be started is a harness failure (crash)', async () => {
+    const error = await runAgentProcess({ file: path.join(dir, 'no-such-agent'), args: [], cwd: dir, env, timeoutMs: 5_000 }).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(HarnessFailure)
+    expect((error as HarnessFailure).reason).toBe('crash')
+    expect((error as HarnessFailure).message).toContain('no-such-agent')
+  })
+})
