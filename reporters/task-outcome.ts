@@ -1,2 +1,141 @@
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import path from 'node:path'
+import type { TestCase, TestModule, TestProject, TestSpecification, Vitest } from 'vitest/node'
 import type { Reporter } from 'vitest/reporters'
-export default class TaskOutcomeReporter implements Reporter {}
+import { summariseArms, formatArmSummary } from '../src/runs/summary.ts'
+import { prepareExperiment, specFilePath, type PreparedExperiment } from '../src/runs/prepare.ts'
+import { runKey, type RunRecord } from '../src/runs/record.ts'
+import { appendRun, readRuns, runsFilePath } from '../src/runs/store.ts'
+import { concludeExperiment } from '../src/analysis/conclude.ts'
+import { ALREADY_RECORDED, PROVIDE_KEY, type ExperimentProvide } from '../src/vitest/meta.ts'
+
+/** What the reporter tracks for one experiment during a Vitest run. */
+interface ExperimentLedger {
+  readonly provide: ExperimentProvide
+  readonly runsFile: string
+  /** (task, arm, seed) keys already in runs.jsonl: a run is appended at most once. */
+  readonly recorded: Set<string>
+  appended: number
+  skipped: number
+  failed: number
+}
+
+/**
+ * The task-outcome reporter. Records arrive as test meta (`meta.run`); each is
+ * appended to the experiment's runs.jsonl the moment its case ends (so Ctrl-C
+ * or a crash loses nothing measured). At the end of the run it appends any
+ * record it has not seen yet (the path `--merge-reports` of blob shards takes),
+ * prints a per-arm summary and applies the decision rule.
+ */
+export default class TaskOutcomeReporter implements Reporter {
+  readonly #ledgers = new Map<string, ExperimentLedger>()
+  readonly #prepared = new Map<string, Promise<PreparedExperiment>>()
+  #vitest: Vitest | undefined
+
+  onInit(vitest: Vitest): void {
+    this.#vitest = vitest
+  }
+
+  /** Keeps the spec manifest beside runs.jsonl before the first run of each experiment in this invocation. */
+  async onTestRunStart(specifications: ReadonlyArray<TestSpecification>): Promise<void> {
+    const ledgers = new Set(specifications.map((specification) => this.#ledgerFor(specification.project)))
+    for (const ledger of ledgers) if (ledger !== undefined) await this.#writeSpecOnce(ledger)
+  }
+
+  onTestCaseResult(testCase: TestCase): void {
+    this.#take(testCase)
+  }
+
+  async onTestRunEnd(testModules: ReadonlyArray<TestModule>): Promise<void> {
+    for (const testModule of testModules) {
+      for (const testCase of testModule.children.allTests()) this.#take(testCase)
+    }
+    for (const ledger of this.#ledgers.values()) {
+      await this.#writeSpecOnce(ledger)
+      await this.#conclude(ledger)
+    }
+  }
+
+  /** The experiment a project runs, when it is an experiment project. */
+  #ledgerFor(project: TestProject): ExperimentLedger | undefined {
+    const provide = (project.config.provide as Record<string, unknown> | undefined)?.[PROVIDE_KEY] as ExperimentProvide | undefined
+    if (provide === undefined) return undefined
+    let ledger = this.#ledgers.get(provide.name)
+    if (ledger === undefined) {
+      const runsFile = runsFilePath(provide.outDir)
+      ledger = {
+        provide,
+        runsFile,
+        recorded: new Set(readRuns(runsFile).records.map(runKey)),
+        appended: 0,
+        skipped: 0,
+        failed: 0,
+      }
+      this.#ledgers.set(provide.name, ledger)
+    }
+    return ledger
+  }
+
+  /** Appends a finished case's record, once; counts skipped (already recorded) and failed cases. */
+  #take(testCase: TestCase): void {
+    const ledger = this.#ledgerFor(testCase.project)
+    if (ledger === undefined) return
+    const run: RunRecord | undefined = testCase.meta().run
+    if (run === undefined) {
+      // Counted once per case: onTestRunEnd walks cases already seen.
+      if (this.#counted.has(testCase.id)) return
+      this.#counted.add(testCase.id)
+      const result = testCase.result()
+      if (result.state === 'skipped' && result.note?.startsWith(ALREADY_RECORDED) === true) ledger.skipped++
+      else if (result.state === 'failed') ledger.failed++
+      return
+    }
+    const key = runKey(run)
+    if (ledger.recorded.has(key)) return
+    appendRun(ledger.runsFile, run)
+    ledger.recorded.add(key)
+    ledger.appended++
+  }
+
+  readonly #counted = new Set<string>()
+
+  #prepare(ledger: ExperimentLedger): Promise<PreparedExperiment> {
+    let prepared = this.#prepared.get(ledger.provide.name)
+    if (prepared === undefined) {
+      const { file, exportName, root } = ledger.provide
+      prepared = prepareExperiment({ file, exportName, root })
+      this.#prepared.set(ledger.provide.name, prepared)
+    }
+    return prepared
+  }
+
+  /**
+   * Keeps the spec manifest beside runs.jsonl, so a later change of the spec
+   * can be named file by file. Written once, never rewritten: the plugin has
+   * already refused to run when recorded runs belong to another spec.
+   */
+  async #writeSpecOnce(ledger: ExperimentLedger): Promise<void> {
+    const file = specFilePath(ledger.provide.outDir)
+    if (existsSync(file)) return
+    const prepared = await this.#prepare(ledger)
+    mkdirSync(path.dirname(file), { recursive: true })
+    writeFileSync(file, `${JSON.stringify({ specSha256: prepared.specSha256, manifest: prepared.manifest }, null, 2)}\n`, { flag: 'wx' })
+  }
+
+  async #conclude(ledger: ExperimentLedger): Promise<void> {
+    const prepared = await this.#prepare(ledger)
+    const { records } = readRuns(ledger.runsFile)
+    const out = this.#vitest?.logger ?? { log: (text: string) => console.log(text) }
+    const relative = path.relative(ledger.provide.root, ledger.runsFile)
+    const lines = [
+      '',
+      `task-outcome · ${ledger.provide.name} · ${relative}`,
+      `  this invocation: ${ledger.appended} run(s) recorded, ${ledger.skipped} already recorded (skipped, not run again)` +
+        (ledger.failed > 0 ? `, ${ledger.failed} failed (nothing recorded; see the failures above)` : ''),
+      formatArmSummary(summariseArms(records, Object.keys(prepared.experiment.spec.arms))),
+    ]
+    const conclusion = concludeExperiment({ experiment: prepared.experiment.spec, outDir: ledger.provide.outDir, records, plan: prepared.plan })
+    lines.push(conclusion.text)
+    out.log(lines.join('\n'))
+  }
+}

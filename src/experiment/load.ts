@@ -76,3 +76,19 @@ export async function loadExperiment(location: ExperimentLocation): Promise<Load
   }
   return resolveExperiment(namespace, { ...location, root, file })
 }
+
+/** Whether a module export looks like an experiment definition (an object with arms). */
+function looksLikeExperiment(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && 'arms' in value && 'name' in value
+}
+
+/** Loads every experiment an experiment file exports (default and named), each validated. */
+export async function loadExperiments(location: Omit<ExperimentLocation, 'exportName'>): Promise<LoadedExperiment[]> {
+  const root = path.resolve(location.root ?? process.cwd())
+  const file = path.resolve(root, location.file)
+  const { tsImport } = await import('tsx/esm/api')
+  const namespace = (await tsImport(pathToFileURL(file).href, import.meta.url)) as Record<string, unknown>
+  return Object.keys(namespace)
+    .filter((exportName) => looksLikeExperiment(namespace[exportName]))
+    .map((exportName) => resolveExperiment(namespace, { file, exportName, root }))
+}

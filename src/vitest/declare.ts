@@ -12,7 +12,7 @@ import { runsFilePath } from '../runs/store.ts'
 import { loadTask } from '../tasks/load.ts'
 import type { Task } from '../tasks/task.ts'
 import { harnessVersion } from '../version.ts'
-import './meta.ts'
+import { ALREADY_RECORDED } from './meta.ts'
 import type { TaskModulePayload } from './payload.ts'
 
 /** The one-line summary shown beside a case: outcome, cost, turns. */
@@ -74,7 +74,7 @@ export function declareTaskRuns(experimentModule: Record<string, unknown>, paylo
   for (const run of payload.runs) {
     test(caseName(run), { timeout: payload.caseTimeoutMs }, async (context) => {
       if (run.recorded !== null) {
-        context.skip(`already recorded in ${runsFile} (${run.recorded.outcome}, $${run.recorded.costUsd.toFixed(4)}): not run again`)
+        context.skip(`${ALREADY_RECORDED} ${runsFile} (${run.recorded.outcome}, $${run.recorded.costUsd.toFixed(4)}): not run again`)
       }
       const loadedTask = await (task ??= loadTask(payload.taskDir, experiment.root))
       const { agent, version } = await agentFor(run.arm, { PATH: process.env.PATH ?? '' })

@@ -9,6 +9,9 @@ export interface ExperimentProvide {
   readonly outDir: string
 }
 
+/** How the note of a case skipped on resume starts (the reporter counts these). */
+export const ALREADY_RECORDED = 'already recorded in'
+
 /** The key under which an experiment project provides itself. */
 export const PROVIDE_KEY = 'taskOutcome'
 

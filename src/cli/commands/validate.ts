@@ -1,2 +1,79 @@
+import { existsSync } from 'node:fs'
+import path from 'node:path'
 import type { Command } from 'commander'
-export function registerValidate(_program: Command): void {}
+import { loadExperiments } from '../../experiment/load.ts'
+import { forecastExperiment, type Forecast } from '../../runs/forecast.ts'
+import { prepareLoadedExperiment } from '../../runs/prepare.ts'
+import { checkTasks, type CheckOutcome, type TaskCheck } from '../../runs/validate.ts'
+import { loadTaskSet } from '../../tasks/load.ts'
+import { ExitCode } from '../main.ts'
+import { formatTable } from '../../format/table.ts'
+
+function cell(outcome: CheckOutcome): string {
+  return 'error' in outcome ? 'error' : outcome.solved ? 'solved' : 'unsolved'
+}
+
+/** The gold/noop table: one row per task. */
+export function formatChecks(checks: readonly TaskCheck[]): string {
+  return formatTable([
+    ['task', 'gold', 'noop', 'valid'],
+    ...checks.map((check) => [check.task, cell(check.gold), cell(check.noop), check.valid ? 'yes' : 'NO']),
+  ])
+}
+
+/** The plan of one experiment: runs per arm and the forecast cost. */
+export function formatForecast(forecast: Forecast): string {
+  const arms = Object.entries(forecast.runsPerArm)
+    .map(([arm, runs]) => `${arm} ${runs}`)
+    .join(', ')
+  const limit = forecast.maxBudgetUsd === null ? 'no maxBudgetUsd set' : `limit $${forecast.maxBudgetUsd.toFixed(2)}`
+  return (
+    `experiment ${forecast.experiment}: ${forecast.runs} runs (${arms}); ` +
+    `forecast $${forecast.totalUsd.toFixed(2)} at $${forecast.perRunUsd.toFixed(4)} per run; ${limit}` +
+    (forecast.overBudget ? ' — OVER BUDGET: lower the seeds or tasks, or raise maxBudgetUsd' : '')
+  )
+}
+
+/** `task-outcome validate <task-set>`: the whole contract, before any money is spent. */
+export function registerValidate(program: Command): void {
+  program
+    .command('validate')
+    .description(
+      'Check a task set before any money is spent: every task folder is well formed, the reference solution (gold) ' +
+        'solves every task and an agent that changes nothing (noop) solves none. When the folder has an experiment.ts, ' +
+        'also print each experiment\'s plan and forecast cost, and refuse one whose forecast exceeds its maxBudgetUsd.',
+    )
+    .argument('<task-set>', 'the task set folder, e.g. tasks/examples')
+    .option('--timeout <seconds>', 'limit for each gold/noop run and its oracle', (value) => Number(value), 300)
+    .option('--concurrency <n>', 'tasks checked at once', (value) => Number(value))
+    .action(async (taskSet: string, options: { timeout: number; concurrency?: number }) => {
+      const setDir = path.resolve(taskSet)
+      const tasks = await loadTaskSet(setDir)
+      process.stderr.write(`checking ${tasks.length} task(s) in ${taskSet} with gold and noop…\n`)
+      const checks = await checkTasks(tasks, {
+        timeoutMs: options.timeout * 1000,
+        ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
+        onChecked: (check, done, total) => process.stderr.write(`  [${done}/${total}] ${check.task}: ${check.valid ? 'valid' : 'INVALID'}\n`),
+      })
+      process.stdout.write(`${formatChecks(checks)}\n`)
+      const invalid = checks.filter((check) => !check.valid)
+      for (const check of invalid) process.stdout.write(`invalid: ${check.task}: ${check.problem}\n`)
+
+      let overBudget = false
+      const experimentFile = path.join(setDir, 'experiment.ts')
+      if (existsSync(experimentFile)) {
+        for (const experiment of await loadExperiments({ file: experimentFile })) {
+          const forecast = forecastExperiment(await prepareLoadedExperiment(experiment))
+          process.stdout.write(`${formatForecast(forecast)}\n`)
+          overBudget ||= forecast.overBudget
+        }
+      }
+      if (invalid.length > 0 || overBudget) {
+        process.stdout.write(
+          invalid.length > 0 ? `${invalid.length} of ${checks.length} task(s) invalid: ${invalid.map((c) => c.task).join(', ')}\n` : '',
+        )
+        throw new ExitCode(1)
+      }
+      process.stdout.write(`all ${checks.length} task(s) valid\n`)
+    })
+}
