@@ -1,0 +1,77 @@
+import { calcPrice } from '@pydantic/genai-prices'
+import { HarnessFailure } from '../../errors.ts'
+import type { Tokens } from '../../runs/record.ts'
+
+/**
+ * Cost in USD from token counts, with the price table bundled in
+ * `@pydantic/genai-prices` (offline, versioned with the package). Agents that
+ * report no cost of their own (Codex, Gemini, Cursor) are priced here, so the
+ * same tokens always cost the same whatever the agent.
+ */
+
+/** Which price applies: the model id as the price table names it, and optionally its provider. */
+export interface PriceKey {
+  /** e.g. `gpt-5`, `gemini-2.5-flash`, `claude-sonnet-4-5`. */
+  readonly model: string
+  /** e.g. `openai`, `google`, `anthropic`; matched from the model id when absent. */
+  readonly provider?: string
+}
+
+/** A computed price and the table entry it came from. */
+export interface Priced {
+  readonly costUsd: number
+  /** The price table's model id that matched (`gpt-5.1-codex` is priced as `gpt-5.1`). */
+  readonly pricedAs: string
+  readonly provider: string
+}
+
+/**
+ * The genai-prices usage for our `Tokens`. Ours keep input apart from cache
+ * reads and writes; genai-prices wants `input_tokens` to be the total with the
+ * cache counts as parts of it (its README; `genai-prices-check.txt` reproduced
+ * Claude Code's own $0.0261 only this way). Reasoning or thinking tokens must
+ * already be inside `output` (they bill at the output rate).
+ */
+export function genaiUsage(tokens: Tokens): Record<string, number> {
+  return {
+    input_tokens: tokens.input + tokens.cacheRead + tokens.cacheWrite,
+    cache_read_tokens: tokens.cacheRead,
+    cache_write_tokens: tokens.cacheWrite,
+    output_tokens: tokens.output,
+  }
+}
+
+/** True when the price table has a price for `key` (checked before any run, so no money is spent unpriced). */
+export function hasPrice(key: PriceKey): boolean {
+  return lookup({ input: 1, output: 1, cacheRead: 0, cacheWrite: 0 }, key) !== null
+}
+
+function lookup(tokens: Tokens, key: PriceKey) {
+  return calcPrice(genaiUsage(tokens), key.model, key.provider === undefined ? {} : { providerId: key.provider })
+}
+
+/**
+ * Prices `tokens` for `key`. A model the table does not know is a harness
+ * failure that no retry can fix: the run used tokens nobody can cost, so it
+ * must not be recorded (set the adapter's `priceModel` option to the table's
+ * name for the model).
+ */
+export function priceTokens(tokens: Tokens, key: PriceKey): Priced {
+  let result
+  try {
+    result = lookup(tokens, key)
+  } catch (error) {
+    throw new HarnessFailure('refused', `pricing ${key.model}: ${error instanceof Error ? error.message : String(error)}`, {
+      retryable: false,
+      cause: error,
+    })
+  }
+  if (result === null) {
+    throw new HarnessFailure(
+      'refused',
+      `@pydantic/genai-prices has no price for model "${key.model}"${key.provider === undefined ? '' : ` of provider "${key.provider}"`}: set the agent's options.priceModel (and options.priceProvider) to a model it prices, e.g. "gpt-5" / "openai"`,
+      { retryable: false },
+    )
+  }
+  return { costUsd: result.total_price, pricedAs: result.model.id, provider: result.provider.id }
+}
