@@ -46,12 +46,30 @@ export function hasPrice(key: PriceKey): boolean {
   return lookup({ input: 1, output: 1, cacheRead: 0, cacheWrite: 0 }, key) !== null
 }
 
-function lookup(tokens: Tokens, key: PriceKey) {
-  return calcPrice(genaiUsage(tokens), key.model, key.provider === undefined ? {} : { providerId: key.provider })
+/**
+ * Session totals are priced in slices no bigger than this many input tokens.
+ * Long-context tiers (gpt-5.5 doubles its input price past 272k tokens,
+ * gemini-2.5-pro and claude-sonnet-4-5 past 200k) apply to one request's
+ * context, and genai-prices applies them to whatever usage it is given: fed a
+ * whole session's total, it would charge every token of a long session at the
+ * long-context rate. Prices are linear below the tiers, so slicing the total
+ * into equal parts below every tier prices it at the base rates.
+ */
+const SLICE_INPUT_TOKENS = 1000
+
+function lookup(tokens: Tokens, key: PriceKey): { total: number; model: string; provider: string } | null {
+  const total = tokens.input + tokens.cacheRead + tokens.cacheWrite
+  const slices = Math.max(1, Math.ceil(total / SLICE_INPUT_TOKENS))
+  const slice = genaiUsage(tokens)
+  for (const name of Object.keys(slice)) slice[name] = slice[name]! / slices
+  const result = calcPrice(slice, key.model, key.provider === undefined ? {} : { providerId: key.provider })
+  return result === null ? null : { total: result.total_price * slices, model: result.model.id, provider: result.provider.id }
 }
 
 /**
- * Prices `tokens` for `key`. A model the table does not know is a harness
+ * Prices a session's `tokens` for `key` at the base (not long-context) rates;
+ * a session whose single requests passed a long-context tier is under-priced
+ * by the difference, since its stream reports only totals. A model the table does not know is a harness
  * failure that no retry can fix: the run used tokens nobody can cost, so it
  * must not be recorded (set the adapter's `priceModel` option to the table's
  * name for the model).
@@ -73,5 +91,5 @@ export function priceTokens(tokens: Tokens, key: PriceKey): Priced {
       { retryable: false },
     )
   }
-  return { costUsd: result.total_price, pricedAs: result.model.id, provider: result.provider.id }
+  return { costUsd: result.total, pricedAs: result.model, provider: result.provider }
 }

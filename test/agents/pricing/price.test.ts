@@ -56,3 +56,12 @@ describe('priceTokens', () => {
     expect((thrown as HarnessFailure).message).toMatch(/scripted-mock.*options\.priceModel/)
   })
 })
+
+describe('a session total', () => {
+  it('is priced at the base rates even when it passes a long-context tier that applies per request', () => {
+    // gpt-5.5: $5 input / $30 output per million, doubled past 272k tokens of one request's context.
+    // Twenty requests of 20k tokens each are 400k in all, yet none of them reached the tier.
+    const priced = priceTokens({ input: 400_000, cacheRead: 0, cacheWrite: 0, output: 2000 }, { model: 'gpt-5.5', provider: 'openai' })
+    expect(priced.costUsd).toBeCloseTo(400_000 * 5e-6 + 2000 * 30e-6, 9)
+  })
+})
