@@ -29,9 +29,12 @@ export function sha256(data: string | Uint8Array): string {
   return createHash('sha256').update(data).digest('hex')
 }
 
-/** The experiment as hashed: `maxWorkers` only changes how fast it runs, so a resume may change it. */
+/**
+ * The experiment as hashed. `maxWorkers` (how fast it runs) and `output`
+ * (where results go) do not change what is measured, so a resume may change them.
+ */
 export function normaliseExperiment(spec: Experiment): Record<string, unknown> {
-  const { maxWorkers: _maxWorkers, ...measured } = spec
+  const { maxWorkers: _maxWorkers, output: _output, ...measured } = spec
   return JSON.parse(canonicalJson(measured)) as Record<string, unknown>
 }
 

@@ -29,10 +29,23 @@ export interface ExperimentLocation {
 }
 
 /**
+ * A TypeScript file outside an ESM package is loaded as CommonJS, and its
+ * exports arrive wrapped in `default`; unwrap them so both forms read alike.
+ */
+function esmNamespace(namespace: Record<string, unknown>): Record<string, unknown> {
+  const wrapped = namespace.default
+  if (typeof wrapped !== 'object' || wrapped === null || 'arms' in wrapped) return namespace
+  if (!('default' in wrapped) && !('__esModule' in wrapped)) return namespace
+  const { default: _default, ...named } = namespace
+  return { ...(wrapped as Record<string, unknown>), ...named }
+}
+
+/**
  * Picks the experiment out of an imported experiment module, validates it and
  * resolves its paths. Used both in Vitest's main process and in its workers.
  */
-export function resolveExperiment(moduleNamespace: Record<string, unknown>, location: ExperimentLocation): LoadedExperiment {
+export function resolveExperiment(imported: Record<string, unknown>, location: ExperimentLocation): LoadedExperiment {
+  const moduleNamespace = esmNamespace(imported)
   const root = path.resolve(location.root ?? process.cwd())
   const file = path.resolve(root, location.file)
   const exportName = location.exportName ?? 'default'
@@ -87,7 +100,7 @@ export async function loadExperiments(location: Omit<ExperimentLocation, 'export
   const root = path.resolve(location.root ?? process.cwd())
   const file = path.resolve(root, location.file)
   const { tsImport } = await import('tsx/esm/api')
-  const namespace = (await tsImport(pathToFileURL(file).href, import.meta.url)) as Record<string, unknown>
+  const namespace = esmNamespace((await tsImport(pathToFileURL(file).href, import.meta.url)) as Record<string, unknown>)
   return Object.keys(namespace)
     .filter((exportName) => looksLikeExperiment(namespace[exportName]))
     .map((exportName) => resolveExperiment(namespace, { file, exportName, root }))

@@ -4,11 +4,12 @@ import { ExperimentSchema, type Experiment } from './schema.ts'
 
 /** Turns zod issues into problems naming the file and the dotted field path. */
 export function issuesToProblems(file: string, issues: readonly z.core.$ZodIssue[]): Problem[] {
-  return issues.map((issue) => ({
-    file,
-    field: issue.path.length === 0 ? '(root)' : issue.path.map(String).join('.'),
-    message: issue.message,
-  }))
+  const fieldOf = (path: readonly PropertyKey[]) => (path.length === 0 ? '(root)' : path.map(String).join('.'))
+  return issues.flatMap((issue) =>
+    issue.code === 'unrecognized_keys'
+      ? issue.keys.map((key) => ({ file, field: fieldOf([...issue.path, key]), message: 'unknown field: remove it or fix its spelling' }))
+      : [{ file, field: fieldOf(issue.path), message: issue.message }],
+  )
 }
 
 /**

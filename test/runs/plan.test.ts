@@ -1,0 +1,35 @@
+import { describe, expect, test } from 'vitest'
+import { caseName, planRuns } from '../../src/runs/plan.ts'
+
+const tasks = ['003-c', '001-a', '002-b'].map((id) => ({ id, arms: ['baseline', 'context'] }))
+
+describe('the run plan', () => {
+  test('holds every (task, arm, seed) exactly once, tasks in id order, orders 0..n-1', () => {
+    const plan = planRuns(tasks, 3, 20261014)
+    expect(plan).toHaveLength(3 * 2 * 3)
+    expect(new Set(plan.map((run) => caseName(run))).size).toBe(plan.length)
+    expect(plan.map((run) => run.order)).toEqual(plan.map((_, i) => i))
+    expect([...new Set(plan.map((run) => run.task))]).toEqual(['001-a', '002-b', '003-c'])
+  })
+
+  test('is the same for the same seed and differs for another', () => {
+    expect(planRuns(tasks, 3, 20261014)).toEqual(planRuns(tasks, 3, 20261014))
+    expect(planRuns(tasks, 3, 1).map(caseName)).not.toEqual(planRuns(tasks, 3, 20261014).map(caseName))
+  })
+
+  test('interleaves the arms within a task instead of running one arm first in bulk', () => {
+    const many = Array.from({ length: 20 }, (_, i) => ({ id: `${String(i).padStart(3, '0')}-t`, arms: ['baseline', 'context'] }))
+    const plan = planRuns(many, 3, 20261014)
+    const firstArmFirstInBulk = many.filter((task) => {
+      const arms = plan.filter((run) => run.task === task.id).map((run) => run.arm)
+      return arms.slice(0, 3).every((arm) => arm === arms[0])
+    })
+    // With a fair shuffle of 3+3 seeds, the first three runs share an arm with probability 1/10.
+    expect(firstArmFirstInBulk.length).toBeLessThan(10)
+    expect(new Set(many.map((task) => plan.find((run) => run.task === task.id)?.arm)).size).toBe(2)
+  })
+
+  test('names a case "<task-id> › <arm> › seed <n>"', () => {
+    expect(caseName({ task: '007-x', arm: 'context', seed: 2 })).toBe('007-x › context › seed 2')
+  })
+})

@@ -1,0 +1,23 @@
+import { describe, expect, test } from 'vitest'
+import { RunRecordSchema } from '../../src/runs/record.ts'
+import { createExperimentFixture, simpleTasks } from '../helpers/experiment-fixture.ts'
+
+describe('an experiment project', () => {
+  test('records one line per (task, arm, seed) with every field DESIGN names', async () => {
+    const fixture = await createExperimentFixture(simpleTasks(2))
+    const result = await fixture.vitest()
+    expect(result.exitCode, result.all).toBe(0)
+    const runs = await fixture.runs()
+    expect(runs).toHaveLength(2 * 2 * 2)
+    for (const run of runs) expect(RunRecordSchema.parse(run)).toEqual(run)
+    const keys = runs.map((run) => `${run.task}/${run.arm}/${run.seed}`).sort()
+    expect(keys).toEqual([
+      '001-task-1/gold/1', '001-task-1/gold/2', '001-task-1/noop/1', '001-task-1/noop/2',
+      '002-task-2/gold/1', '002-task-2/gold/2', '002-task-2/noop/1', '002-task-2/noop/2',
+    ])
+    expect(runs.filter((run) => run.arm === 'gold').every((run) => run.outcome === 'solved')).toBe(true)
+    expect(runs.filter((run) => run.arm === 'noop').every((run) => run.outcome === 'unsolved')).toBe(true)
+    expect(runs.find((run) => run.arm === 'gold')?.changedFiles).toEqual(['value.txt'])
+    expect(new Set(runs.map((run) => run.order)).size).toBe(runs.length)
+  })
+})
