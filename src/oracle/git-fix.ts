@@ -1,12 +1,135 @@
+import { cp, lstat, mkdir, mkdtemp, rm } from 'node:fs/promises'
+import path from 'node:path'
+import { HarnessFailure } from '../errors.ts'
+import { DEFAULT_TEST_GLOBS, testPathPredicate } from '../tasks/harvest/test-paths.ts'
 import type { GitFixTask } from '../tasks/task.ts'
+import { copyTemplate, parentTemplate } from '../workspace/template.ts'
 import type { Workspace } from '../workspace/workspace.ts'
+import { evaluateListed, type ListedOutcome } from './junit/outcome.ts'
+import { runTestCommand, type TestCommandRun } from './test-command.ts'
 import type { OracleOptions, OracleVerdict } from './verdict.ts'
 
+/** Copies one changed path from the workspace into the oracle's copy, or deletes it there when the agent deleted it. */
+async function takeChange(from: string, to: string, file: string): Promise<void> {
+  const source = path.join(from, file)
+  const target = path.join(to, file)
+  const exists = await lstat(source).then(() => true, () => false)
+  await rm(target, { recursive: true, force: true })
+  if (!exists) return
+  await mkdir(path.dirname(target), { recursive: true })
+  await cp(source, target, { verbatimSymlinks: true, preserveTimestamps: true })
+}
+
+/** Lays the fix's test files (from the task's `oracle/`) over the copy. */
+async function placeOracleTests(task: GitFixTask, copy: string): Promise<void> {
+  for (const file of task.metadata.test_files) {
+    const target = path.join(copy, file)
+    await rm(target, { recursive: true, force: true })
+    await mkdir(path.dirname(target), { recursive: true })
+    await cp(path.join(task.oracleDir, file), target)
+  }
+}
+
+/** A clean copy of the parent with the fix's tests, and optionally the agent's non-test changes. */
+async function prepareCopy(task: GitFixTask, scratchDir: string, label: string, agent?: { dir: string; files: readonly string[] }): Promise<string> {
+  const template = await parentTemplate(task.repo, task.metadata.base)
+  const copy = await mkdtemp(path.join(scratchDir, `${label}-`))
+  await copyTemplate(template, copy)
+  for (const file of agent?.files ?? []) await takeChange(agent!.dir, copy, file)
+  await placeOracleTests(task, copy)
+  return copy
+}
+
+function runTests(task: GitFixTask, copy: string, options: OracleOptions, label: string): Promise<TestCommandRun> {
+  return runTestCommand({
+    command: task.metadata.test_command,
+    cwd: copy,
+    testFiles: task.metadata.test_files,
+    junitFile: path.join(options.scratchDir, `${label}-junit.xml`),
+    timeoutMs: options.timeoutMs,
+    home: path.join(options.scratchDir, `${label}-home`),
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+  })
+}
+
+function allFailing(task: GitFixTask): ListedOutcome {
+  const { FAIL_TO_PASS, PASS_TO_PASS } = task.metadata
+  return {
+    failToPass: { passed: 0, total: FAIL_TO_PASS.length },
+    passToPass: { passed: 0, total: PASS_TO_PASS.length },
+    failing: [...FAIL_TO_PASS, ...PASS_TO_PASS],
+  }
+}
+
+function describeRun(run: TestCommandRun): string {
+  const ended = run.timedOut ? 'timed out' : `exited ${run.exitCode ?? 'on a signal'}`
+  return `$ ${run.commandLine}\n${ended} after ${(run.durationMs / 1000).toFixed(1)} s`
+}
+
 /**
- * A git-fix task's oracle: a clean copy of the parent, plus the agent's changes
- * to non-test files, plus the fix's test files; solved when every FAIL_TO_PASS
- * and PASS_TO_PASS test passes.
+ * A git-fix task's oracle. After the agent stops, a clean copy of the parent
+ * gets the agent's changes to non-test files and then the fix's test files;
+ * the task's test command runs there. Solved when every FAIL_TO_PASS and
+ * PASS_TO_PASS test passes; a listed test missing from the report failed.
+ * Changes to tests, conftest files, test folders or runner configuration
+ * never reach the copy, so an agent that rewrites a test changes nothing.
+ *
+ * A run that produced no results is a harness failure, unless the agent's own
+ * changes caused it: then the same command runs on the clean parent with the
+ * fix's tests, and if that run does report, the agent's changes stopped the
+ * tests from reporting at all (a module that kills the interpreter on import,
+ * a conftest that no longer imports) and the run is unsolved, every listed
+ * test failing. A run past the oracle timeout is unsolved too.
  */
-export async function runFixTests(task: GitFixTask, _workspace: Workspace, _options: OracleOptions): Promise<OracleVerdict> {
-  throw new Error(`${task.id}: the git-fix oracle is not built yet (issue 4)`)
+export async function runFixTests(task: GitFixTask, workspace: Workspace, options: OracleOptions): Promise<OracleVerdict> {
+  const isTestPath = testPathPredicate({ testGlobs: task.metadata.test_globs ?? DEFAULT_TEST_GLOBS, testFiles: task.metadata.test_files })
+  const changed = await workspace.changedFiles()
+  const taken = changed.filter((file) => !isTestPath(file))
+  const ignored = changed.filter((file) => isTestPath(file))
+  const notes = [
+    `took ${taken.length} changed non-test file(s) from the agent${taken.length > 0 ? `: ${taken.join(', ')}` : ''}`,
+    `ignored ${ignored.length} change(s) to tests or test infrastructure${ignored.length > 0 ? `: ${ignored.join(', ')}` : ''}`,
+  ]
+  const copies: string[] = []
+  try {
+    const copy = await prepareCopy(task, options.scratchDir, 'oracle', { dir: workspace.dir, files: taken })
+    copies.push(copy)
+    const run = await runTests(task, copy, options, 'oracle')
+    if (options.signal?.aborted) throw new HarnessFailure('oracle', `${task.id}: the oracle was cancelled`, { retryable: false })
+    notes.push(describeRun(run))
+    let outcome: ListedOutcome
+    if (run.results !== null) {
+      outcome = evaluateListed(run.results, task.metadata.FAIL_TO_PASS, task.metadata.PASS_TO_PASS)
+    } else if (run.timedOut) {
+      notes.push(`${run.noResults}: counted as unsolved (every listed test failed)`)
+      outcome = allFailing(task)
+    } else {
+      const probeCopy = await prepareCopy(task, options.scratchDir, 'probe')
+      copies.push(probeCopy)
+      const probe = await runTests(task, probeCopy, options, 'probe')
+      if (probe.results === null) {
+        throw new HarnessFailure(
+          'oracle',
+          `${task.id}: the test command produced no results (${run.noResults}), not even on the clean parent (${probe.noResults}); ` +
+            `check the task's test_command.\n$ ${run.commandLine}\n${run.stderr.slice(-1500)}`,
+        )
+      }
+      notes.push(`${run.noResults}; on the clean parent it reports, so the agent's changes stopped the tests from reporting: counted as unsolved`)
+      outcome = allFailing(task)
+    }
+    const solved = outcome.failing.length === 0 && outcome.failToPass.total > 0
+    notes.push(
+      `FAIL_TO_PASS ${outcome.failToPass.passed}/${outcome.failToPass.total}, PASS_TO_PASS ${outcome.passToPass.passed}/${outcome.passToPass.total}: ${solved ? 'solved' : 'unsolved'}`,
+      ...outcome.failing.map((id) => `  not passing: ${id}`),
+    )
+    const header = notes.map((line) => `[task-outcome oracle] ${line}`).join('\n')
+    return {
+      solved,
+      oracle: { failToPass: outcome.failToPass, passToPass: outcome.passToPass, failing: outcome.failing },
+      stdout: run.stdout,
+      stderr: `${header}\n${run.stderr}`,
+    }
+  } finally {
+    for (const copy of copies) await rm(copy, { recursive: true, force: true })
+  }
 }

@@ -42,6 +42,13 @@ export const GitFixMetadataSchema = z.strictObject({
   PASS_TO_PASS: z.array(z.string().min(1)),
   /** The test command, with `{tests}` and `{junit}` placeholders. */
   test_command: z.string().min(1),
+  /**
+   * Globs (picomatch, `/`-separated) of the repository's test files, as the
+   * harvest used them: the oracle never takes an agent's change to a matching
+   * file (nor to test folders, conftest files or runner configuration).
+   * Default: pytest's and the JavaScript runners' naming conventions.
+   */
+  test_globs: z.array(z.string().min(1)).optional(),
   /** The commit subject, for humans. */
   subject: z.string().optional(),
 })

@@ -1,7 +1,41 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import path from 'node:path'
 import type { GitFixTask } from '../tasks/task.ts'
+import { changedSince, diffSince, stagedTree } from './git.ts'
+import { copyTemplate, parentTemplate } from './template.ts'
 import type { Workspace } from './workspace.ts'
 
-/** A fresh workspace for a git-fix task: a one-commit repository of the fix's parent. */
-export async function createGitFixWorkspace(task: GitFixTask, _parentDir: string): Promise<Workspace> {
-  throw new Error(`${task.id}: git-fix workspaces are not built yet (issue 4)`)
+/**
+ * A fresh workspace for a git-fix task: a one-commit repository of the fix's
+ * parent (fixed author and date, no later history, no fix, no oracle tests),
+ * copied from the task's template, which is exported once per (repository,
+ * parent) and shared by every run.
+ */
+export async function createGitFixWorkspace(task: GitFixTask, parentDir: string): Promise<Workspace> {
+  const template = await parentTemplate(task.repo, task.metadata.base)
+  const dir = await mkdtemp(path.join(parentDir, `${task.id}-`))
+  try {
+    await copyTemplate(template, dir)
+  } catch (error) {
+    await rm(dir, { recursive: true, force: true })
+    throw error
+  }
+  let baseline: string | undefined
+  const snapshot = async (): Promise<string> => (baseline ??= await stagedTree(dir))
+  return {
+    dir,
+    task,
+    async snapshot() {
+      baseline = await stagedTree(dir)
+    },
+    async changedFiles() {
+      return changedSince(dir, await snapshot())
+    },
+    async diff() {
+      return diffSince(dir, await snapshot())
+    },
+    async dispose() {
+      await rm(dir, { recursive: true, force: true })
+    },
+  }
 }

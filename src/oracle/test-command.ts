@@ -1,0 +1,163 @@
+import { mkdir, readFile, rm } from 'node:fs/promises'
+import path from 'node:path'
+import { execa } from 'execa'
+import { SpecError } from '../errors.ts'
+import { parseJUnit } from './junit/parse.ts'
+import type { JUnitResults } from './junit/results.ts'
+
+/**
+ * Running a task's test command: the one place that fills in `{tests}` and
+ * `{junit}`, starts the command in its own process group with a clean
+ * environment, and reads the JUnit report it wrote. Harvest and the git-fix
+ * oracle both run tests through here, so their ids always compare.
+ */
+
+/** The placeholder replaced by the test files (shell-quoted, space-separated). */
+export const TESTS_PLACEHOLDER = '{tests}'
+/** The placeholder replaced by the path of the JUnit report the command must write. */
+export const JUNIT_PLACEHOLDER = '{junit}'
+
+/** Quotes one word for bash when it holds anything beyond a safe set of characters. */
+export function shellQuote(word: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`
+}
+
+/** Checks a test command template; a command without `{junit}` can never produce results. */
+export function checkTestCommand(template: string, where: string): void {
+  if (!template.includes(JUNIT_PLACEHOLDER)) {
+    throw new SpecError(`${where}: the test command must contain ${JUNIT_PLACEHOLDER} where the JUnit XML report goes (e.g. --junitxml=${JUNIT_PLACEHOLDER}): "${template}"`)
+  }
+}
+
+/** The command line with `{tests}` and `{junit}` filled in. */
+export function fillTestCommand(template: string, testFiles: readonly string[], junitFile: string): string {
+  return template
+    .split(TESTS_PLACEHOLDER)
+    .join(testFiles.map(shellQuote).join(' '))
+    .split(JUNIT_PLACEHOLDER)
+    .join(shellQuote(junitFile))
+}
+
+/**
+ * The test command's environment: an allowlist, so nothing of the harness's
+ * own process (Vitest's worker variables, NODE_OPTIONS, credentials) leaks
+ * into the project's tests. pyenv's shims need PYENV_ROOT, which the fresh
+ * HOME would otherwise hide.
+ */
+export function testCommandEnv(home: string, host: Readonly<Record<string, string | undefined>> = process.env): Record<string, string> {
+  const env: Record<string, string> = {
+    PATH: host.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+    HOME: home,
+    LANG: host.LANG ?? 'C.UTF-8',
+    TZ: 'UTC',
+    CI: '1',
+    NO_COLOR: '1',
+    PYTHONDONTWRITEBYTECODE: '1',
+  }
+  for (const name of ['LC_ALL', 'PYENV_ROOT', 'PYENV_VERSION', 'TMPDIR']) {
+    const value = host[name]
+    if (value !== undefined) env[name] = value
+  }
+  if (env.PYENV_ROOT === undefined && host.HOME !== undefined) env.PYENV_ROOT = path.join(host.HOME, '.pyenv')
+  return env
+}
+
+/** One run of a test command. */
+export interface TestCommandOptions {
+  /** The test command template, with `{tests}` and `{junit}`. */
+  readonly command: string
+  /** Where the tests run (a repository copy). */
+  readonly cwd: string
+  /** Repository paths given as `{tests}`. */
+  readonly testFiles: readonly string[]
+  /** Where the JUnit report goes (outside `cwd`); removed first. */
+  readonly junitFile: string
+  readonly timeoutMs: number
+  /** HOME for the command (a scratch folder). */
+  readonly home: string
+  readonly signal?: AbortSignal
+}
+
+/** What one run of a test command produced. */
+export interface TestCommandRun {
+  /** The parsed report, or null when the run produced no results. */
+  readonly results: JUnitResults | null
+  /** Why there are no results (null when there are). */
+  readonly noResults: string | null
+  readonly commandLine: string
+  readonly exitCode: number | null
+  readonly timedOut: boolean
+  readonly stdout: string
+  readonly stderr: string
+  readonly durationMs: number
+}
+
+function killGroup(pid: number | undefined): void {
+  if (pid === undefined) return
+  try {
+    process.kill(-pid, 'SIGKILL')
+  } catch {
+    // Already gone.
+  }
+}
+
+/**
+ * Runs the test command once and reads its JUnit report. The command runs in
+ * its own process group, and the whole group is killed at the timeout (test
+ * runners start workers that would otherwise outlive it) and when it ends
+ * (nothing it left in the background survives). A missing, empty, malformed or
+ * test-less report is "no results", with the reason; the caller decides
+ * whether that is a harness failure.
+ */
+export async function runTestCommand(options: TestCommandOptions): Promise<TestCommandRun> {
+  await rm(options.junitFile, { force: true })
+  await mkdir(path.dirname(options.junitFile), { recursive: true })
+  await mkdir(options.home, { recursive: true })
+  const commandLine = fillTestCommand(options.command, options.testFiles, options.junitFile)
+  const started = performance.now()
+  const child = execa('bash', ['-c', commandLine], {
+    cwd: options.cwd,
+    env: testCommandEnv(options.home),
+    extendEnv: false,
+    reject: false,
+    detached: true,
+    stdin: 'ignore',
+    maxBuffer: 64 * 1024 * 1024,
+  })
+  let timedOut = false
+  const timer = setTimeout(() => {
+    timedOut = true
+    killGroup(child.pid)
+  }, options.timeoutMs)
+  const onAbort = () => killGroup(child.pid)
+  options.signal?.addEventListener('abort', onAbort, { once: true })
+  const result = await child
+  clearTimeout(timer)
+  options.signal?.removeEventListener('abort', onAbort)
+  killGroup(child.pid)
+  const durationMs = performance.now() - started
+  const base = {
+    commandLine,
+    exitCode: result.exitCode ?? null,
+    timedOut,
+    stdout: String(result.stdout ?? ''),
+    stderr: String(result.stderr ?? ''),
+    durationMs,
+  }
+  const ended = timedOut ? `timed out after ${options.timeoutMs} ms` : `exited ${result.exitCode ?? `on signal ${result.signal}`}`
+  let xml: string
+  try {
+    xml = await readFile(options.junitFile, 'utf8')
+  } catch {
+    return { ...base, results: null, noResults: `the test command ${ended} without writing a JUnit report` }
+  }
+  try {
+    const results = parseJUnit(xml, { cwd: options.cwd, testFiles: options.testFiles })
+    if (results.tests.size === 0) {
+      return { ...base, results: null, noResults: `the test command ${ended} and its JUnit report lists no test case` }
+    }
+    return { ...base, results, noResults: null }
+  } catch (error) {
+    return { ...base, results: null, noResults: `the test command ${ended} and its JUnit report cannot be read: ${(error as Error).message}` }
+  }
+}

@@ -1,0 +1,71 @@
+import picomatch from 'picomatch/posix.js'
+
+/**
+ * Which repository paths are tests, which are source, and which the oracle
+ * never takes from an agent. Globs use `/` and picomatch syntax (`**`,
+ * `{a,b}`), and match dotfiles.
+ */
+
+/** Test files unless `--tests` says otherwise: pytest's and the JavaScript runners' naming conventions. */
+export const DEFAULT_TEST_GLOBS: readonly string[] = [
+  '**/test_*.py',
+  '**/*_test.py',
+  '**/*.{test,spec}.{js,jsx,mjs,cjs,ts,tsx,mts,cts}',
+  '**/__tests__/**',
+]
+
+/** Source files unless `--source` says otherwise: Python, JavaScript and TypeScript files that are not tests. */
+export const DEFAULT_SOURCE_GLOBS: readonly string[] = ['**/*.{py,js,jsx,mjs,cjs,ts,tsx,mts,cts}']
+
+/**
+ * Test infrastructure: whatever the task's test globs, an agent's change to
+ * one of these never reaches the oracle (test folders and their fixtures,
+ * conftest files, the test runners' configuration). `package.json` and
+ * `pyproject.toml` are not here: a real fix may change them.
+ */
+export const TEST_INFRASTRUCTURE_GLOBS: readonly string[] = [
+  '**/test/**',
+  '**/tests/**',
+  '**/__tests__/**',
+  '**/spec/**',
+  '**/conftest.py',
+  '**/pytest.ini',
+  '**/tox.ini',
+  '**/noxfile.py',
+  '**/vitest.config.*',
+  '**/vitest.workspace.*',
+  '**/vitest.setup.*',
+  '**/jest.config.*',
+  '**/jest.setup.*',
+  '**/.mocharc*',
+  '**/karma.conf.*',
+]
+
+/** A compiled set of globs. */
+export type PathMatcher = (file: string) => boolean
+
+/** Compiles globs into one matcher (a path matches when any glob does). */
+export function pathMatcher(globs: readonly string[]): PathMatcher {
+  if (globs.length === 0) return () => false
+  return picomatch(globs, { dot: true })
+}
+
+/** How the oracle tells a test path from a path it takes from the agent. */
+export interface TestPathRule {
+  /** The task's test globs (`metadata.test_globs`, or the defaults). */
+  readonly testGlobs: readonly string[]
+  /** The fix's test files (always tests). */
+  readonly testFiles: readonly string[]
+}
+
+/**
+ * A predicate that is true for every path the oracle must not take from the
+ * agent: the fix's test files, anything the task's test globs match, and test
+ * infrastructure.
+ */
+export function testPathPredicate(rule: TestPathRule): PathMatcher {
+  const tests = pathMatcher(rule.testGlobs)
+  const infrastructure = pathMatcher(TEST_INFRASTRUCTURE_GLOBS)
+  const files = new Set(rule.testFiles)
+  return (file) => files.has(file) || tests(file) || infrastructure(file)
+}

@@ -1,0 +1,114 @@
+import { createHash, randomUUID } from 'node:crypto'
+import { mkdir, mkdtemp, realpath, rename, rm, stat } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { execa } from 'execa'
+import { commitAll, harnessGit } from './git.ts'
+import { checkoutTree, openRepository, resolveCommit, type OpenRepository } from './repository.ts'
+
+/**
+ * Templates: each (repository, parent commit) is exported once into a
+ * one-commit repository, and every run of a task gets a copy of it. Exporting
+ * reads the source repository (and clones a bundle first); copying is a
+ * single `cp -a` of a few packed files and the work tree.
+ *
+ * The cache is shared by every process (parallel Vitest workers, harvest
+ * workers): a template is built in a private folder and published with one
+ * atomic rename, so a reader sees either no template or a complete one, and
+ * two builders racing both end up using whichever rename won.
+ */
+
+/** Bumped whenever the template's contents change shape, so old caches are not reused. */
+export const TEMPLATE_FORMAT = 1
+
+/** The commit message of every workspace's single commit (neutral: it must not hint at the task). */
+export const STARTING_POINT_MESSAGE = 'starting point'
+
+/**
+ * Where templates live: `$TASK_OUTCOME_TEMPLATES`, or a folder of the system
+ * temp folder. Outside the workspace root on purpose, so an agent that climbs
+ * out of its workspace does not walk into the templates.
+ */
+export function templateRoot(): string {
+  return process.env.TASK_OUTCOME_TEMPLATES ?? path.join(os.tmpdir(), 'task-outcome-templates')
+}
+
+/** The cache key of a (repository, commit): the repository's real path, the commit, and the template format. */
+export async function templateKey(repo: string, base: string): Promise<string> {
+  const real = await realpath(repo).catch(() => path.resolve(repo))
+  return createHash('sha256').update(`${TEMPLATE_FORMAT}\0${real}\0${base}`).digest('hex').slice(0, 32)
+}
+
+/** The folder a template is (or would be) published at. */
+export async function templatePath(repo: string, base: string, root: string = templateRoot()): Promise<string> {
+  return path.join(root, await templateKey(repo, base))
+}
+
+async function isDirectory(dir: string): Promise<boolean> {
+  return stat(dir).then((s) => s.isDirectory(), () => false)
+}
+
+/** Options of `parentTemplate`. */
+export interface TemplateOptions {
+  /** The cache folder (default `templateRoot()`). */
+  readonly root?: string
+  /** An already opened repository (saves cloning a bundle again). */
+  readonly repository?: OpenRepository
+}
+
+/**
+ * Exports `base` of `repo` as a one-commit repository (fixed author and date,
+ * no history, objects packed), once per (repository, commit), and returns its
+ * folder. Copy it with `copyTemplate`; never change it.
+ */
+export async function parentTemplate(repo: string, base: string, options: TemplateOptions = {}): Promise<string> {
+  const root = options.root ?? templateRoot()
+  const final = await templatePath(repo, base, root)
+  if (await isDirectory(final)) return final
+  await mkdir(root, { recursive: true })
+  const building = await mkdtemp(path.join(root, `.building-${path.basename(final)}-`))
+  const repository = options.repository ?? (await openRepository(repo))
+  try {
+    const commit = await resolveCommit(repository, base, repo)
+    await checkoutTree(repository, commit, building)
+    await commitAll(building, STARTING_POINT_MESSAGE)
+    await harnessGit(building).raw(['repack', '-a', '-d', '-q'])
+    try {
+      await rename(building, final)
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
+      // Another process published the same template first: use theirs.
+      if ((code !== 'ENOTEMPTY' && code !== 'EEXIST') || !(await isDirectory(final))) throw error
+      await rm(building, { recursive: true, force: true })
+    }
+  } catch (error) {
+    await rm(building, { recursive: true, force: true })
+    throw error
+  } finally {
+    if (options.repository === undefined) await repository.dispose()
+  }
+  return final
+}
+
+/**
+ * Copies a template's contents (work tree and `.git`) into `dest`, an
+ * existing empty folder, keeping modes and symbolic links; on Linux the copy
+ * shares blocks with the template where the file system can (reflinks).
+ */
+export async function copyTemplate(template: string, dest: string): Promise<void> {
+  const flags = process.platform === 'linux' ? ['-a', '--reflink=auto'] : ['-a']
+  await execa('cp', [...flags, `${template}/.`, `${dest}/`], { stdin: 'ignore' })
+}
+
+/** Removes a template (tests and benchmarks clean up after themselves). */
+export async function removeTemplate(repo: string, base: string, root: string = templateRoot()): Promise<void> {
+  const final = await templatePath(repo, base, root)
+  // Rename first, so a concurrent reader never sees a half-removed template.
+  const doomed = path.join(root, `.removing-${randomUUID()}`)
+  try {
+    await rename(final, doomed)
+  } catch {
+    return
+  }
+  await rm(doomed, { recursive: true, force: true })
+}
