@@ -1,6 +1,7 @@
 import type { AgentSpec } from '../experiment/schema.ts'
 import { GoldAgent } from './builtin/gold.ts'
 import { NoopAgent } from './builtin/noop.ts'
+import { ClaudeCodeAgent } from './claude-code/adapter.ts'
 import type { Agent } from './types.ts'
 
 /** Where an adapter resolves relative paths (a `command` agent's script, say). */
@@ -18,6 +19,8 @@ export function createAgent(spec: AgentSpec, _context: AgentContext): Agent {
       return new GoldAgent()
     case 'noop':
       return new NoopAgent()
+    case 'claude-code':
+      return new ClaudeCodeAgent(spec, _context)
     default:
       throw new Error(`agent "${spec.kind}" is not available yet`)
   }

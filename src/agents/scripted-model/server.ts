@@ -79,6 +79,8 @@ export interface ScriptedModelServerOptions {
   readonly handlers: readonly ProtocolHandler[]
   /** Delay before answering each model call, in ms (default 0). */
   readonly latencyMs?: number
+  /** Report zero tokens on every response (the "$0 success" failure), for tests. */
+  readonly zeroUsage?: boolean
 }
 
 /** A running server. */
@@ -106,7 +108,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 /** Starts a scripted model server on 127.0.0.1 on a free port. */
 export async function startScriptedModelServer(options: ScriptedModelServerOptions): Promise<ScriptedModelServer> {
   const faults = (options.faults ?? []).map((rule) => FaultRuleSchema.parse(rule))
-  const meter = new UsageMeter()
+  const meter = new UsageMeter({ zero: options.zeroUsage ?? false })
   const requests: ServedRequest[] = []
   const sockets = new Set<Socket>()
   let ids = 0

@@ -32,10 +32,17 @@ export interface PromptSize {
  */
 export class UsageMeter {
   readonly #cached = new Map<string, number>()
+  readonly #zero: boolean
   #total: Usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }
+
+  /** `zero`: report no tokens at all (a test of the "$0 success" failure). */
+  constructor(options: { readonly zero?: boolean } = {}) {
+    this.#zero = options.zero ?? false
+  }
 
   /** The usage of one response, given its prompt and the tokens written. */
   measure(prompt: PromptSize, outputTokens: number): Usage {
+    if (this.#zero) return { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }
     const seen = this.#cached.get(prompt.cacheKey) ?? 0
     const cacheReadTokens = Math.min(seen, prompt.cacheableTokens)
     const cacheWriteTokens = prompt.cacheableTokens - cacheReadTokens
