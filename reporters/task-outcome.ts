@@ -1,10 +1,11 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import type { TestCase, TestModule, TestProject, TestSpecification, Vitest } from 'vitest/node'
 import type { Reporter } from 'vitest/reporters'
 import { summariseArms, formatArmSummary } from '../src/runs/summary.ts'
 import { prepareExperiment, specFilePath, type PreparedExperiment } from '../src/runs/prepare.ts'
-import { runKey, type RunRecord } from '../src/runs/record.ts'
+import { runKey, type RecordedRun, type RunRecord } from '../src/runs/record.ts'
+import { summariseSweep } from '../src/runs/sweep.ts'
 import { appendRun, readRuns, runsFilePath } from '../src/runs/store.ts'
 import { concludeExperiment } from '../src/analysis/conclude.ts'
 import { ALREADY_RECORDED, PROVIDE_KEY, type ExperimentProvide } from '../src/vitest/meta.ts'
@@ -122,6 +123,28 @@ export default class TaskOutcomeReporter implements Reporter {
     writeFileSync(file, `${JSON.stringify({ specSha256: prepared.specSha256, manifest: prepared.manifest }, null, 2)}\n`, { flag: 'wx' })
   }
 
+  /**
+   * Skill experiments: summary.json (per task and condition) beside the
+   * records, and one line per completed sweep in the history file.
+   */
+  #writeSweep(prepared: PreparedExperiment, ledger: ExperimentLedger, records: readonly RecordedRun[], complete: boolean, verdict: string): string {
+    const { spec, root, outDir } = prepared.experiment
+    const summary = summariseSweep(spec.name, Object.keys(spec.arms), records)
+    const summaryFile = path.join(outDir, 'summary.json')
+    writeFileSync(summaryFile, `${JSON.stringify(summary, null, 2)}\n`)
+    const written = [`  summary: ${path.relative(root, summaryFile)}`]
+    if (complete && ledger.appended > 0) {
+      const historyFile = path.resolve(root, spec.skills?.history ?? path.join(spec.output, 'effectiveness-history.jsonl'))
+      mkdirSync(path.dirname(historyFile), { recursive: true })
+      appendFileSync(
+        historyFile,
+        `${JSON.stringify({ experiment: spec.name, specSha256: prepared.specSha256, finishedAt: new Date().toISOString(), runs: records.length, verdict, conditions: summary.conditions })}\n`,
+      )
+      written.push(`  history: one line appended to ${path.relative(root, historyFile)}`)
+    }
+    return written.join('\n')
+  }
+
   async #conclude(ledger: ExperimentLedger): Promise<void> {
     const prepared = await this.#prepare(ledger)
     const { records } = readRuns(ledger.runsFile)
@@ -136,6 +159,7 @@ export default class TaskOutcomeReporter implements Reporter {
     ]
     const conclusion = concludeExperiment({ experiment: prepared.experiment.spec, outDir: ledger.provide.outDir, records, plan: prepared.plan })
     lines.push(conclusion.text)
+    if (prepared.experiment.spec.skills !== undefined) lines.push(this.#writeSweep(prepared, ledger, records, conclusion.complete, conclusion.verdict))
     out.log(lines.join('\n'))
   }
 }

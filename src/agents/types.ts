@@ -27,6 +27,12 @@ export interface AgentRunRequest {
   readonly timeoutMs: number
   /** Where the raw transcript goes (the folder exists). */
   readonly transcriptPath: string
+  /**
+   * The agent's setting sources, when the arm fixes them (skill experiments:
+   * `[]` loads no project settings or skills, `['project']` loads the
+   * workspace's). Undefined: the agent's default.
+   */
+  readonly settingSources?: readonly string[]
   /** Hook events the arm's tool installs (manipulation check); empty when the arm has none. */
   readonly expectedHooks: readonly string[]
   readonly arm: string

@@ -56,8 +56,62 @@ export const ArmSpecSchema = z.strictObject({
   hooks: z.array(z.string().min(1)).default([]),
   /** The tool under test and its pinned version, recorded in `versions.tool`. */
   tool: z.strictObject({ name: z.string().min(1), version: z.string().min(1) }).optional(),
+  /**
+   * Skill experiments: which skills of the library the workspace holds, and the
+   * agent's setting sources. Filled in for the generated conditions.
+   */
+  skills: z
+    .strictObject({
+      /** `target`, `irrelevant`, `related`, `unrelated`, `all`, or a skill's name. */
+      include: z.array(z.string().min(1)),
+      /** The agent's setting sources (`[]` loads none, `['project']` loads the workspace's skills). */
+      settingSources: z.array(z.string().min(1)),
+    })
+    .optional(),
+  /** Which tasks run this arm: all, only tasks with a target skill, or only negative-control tasks (`target_skill: "none"`). */
+  tasks: z.enum(['all', 'positive', 'negative-control']).default('all'),
 })
 export type ArmSpec = z.infer<typeof ArmSpecSchema>
+
+/** The conditions of a skill experiment (the skills benchmark's six, plus `sanity` for negative-control tasks). */
+export const SKILL_CONDITIONS = ['control', 'target', 'negative', 'full', 'target_plus_one', 'target_plus_unrelated', 'sanity'] as const
+export type SkillCondition = (typeof SKILL_CONDITIONS)[number]
+
+/**
+ * What each condition loads. `sanity` enables the project's setting source
+ * with no skill in it: for a negative-control task it separates the effect of
+ * the setting itself from the effect of any skill's content.
+ */
+export const SKILL_CONDITION_ARMS: Readonly<Record<SkillCondition, Pick<ArmSpec, 'skills' | 'tasks' | 'description'>>> = {
+  control: { description: 'no skills, no setting sources', skills: { include: [], settingSources: [] }, tasks: 'all' },
+  target: { description: 'only the target skill', skills: { include: ['target'], settingSources: ['project'] }, tasks: 'positive' },
+  negative: { description: 'only the irrelevant skill (negative control)', skills: { include: ['irrelevant'], settingSources: ['project'] }, tasks: 'positive' },
+  full: { description: 'every skill of the library', skills: { include: ['all'], settingSources: ['project'] }, tasks: 'all' },
+  target_plus_one: { description: 'the target skill plus a related one', skills: { include: ['target', 'related'], settingSources: ['project'] }, tasks: 'positive' },
+  target_plus_unrelated: {
+    description: 'the target skill plus an unrelated one (interaction control)',
+    skills: { include: ['target', 'unrelated'], settingSources: ['project'] },
+    tasks: 'positive',
+  },
+  sanity: { description: 'project settings on, no skills (negative-control tasks)', skills: { include: [], settingSources: ['project'] }, tasks: 'negative-control' },
+}
+
+/** A skill experiment's library and how its conditions pick skills. */
+export const SkillsSpecSchema = z.strictObject({
+  /** The skill library: `<name>/SKILL.md` folders, relative to the experiment file's folder. */
+  library: z.string().min(1),
+  /** Where skills go in the workspace (default: the folder the agent reads, e.g. `.claude/skills`). */
+  dir: z.string().min(1).optional(),
+  /** The conditions to run (default: all of them). */
+  conditions: z.array(z.enum(SKILL_CONDITIONS)).min(2).default([...SKILL_CONDITIONS]),
+  /** For `target_plus_one`: each target skill's related skill. */
+  related: z.record(z.string(), z.string()).default({}),
+  /** For `target_plus_unrelated`: each target skill's unrelated skill (default: the task's irrelevant_skill). */
+  unrelated: z.record(z.string(), z.string()).default({}),
+  /** The sweep history file, relative to the project root (default: `<output>/effectiveness-history.jsonl`). */
+  history: z.string().min(1).optional(),
+})
+export type SkillsSpec = z.infer<typeof SkillsSpecSchema>
 
 /** Which task folders the experiment runs. */
 export const TaskSelectionSchema = z.strictObject({
@@ -94,9 +148,12 @@ export const ExperimentSchema = z
       .union([z.string().min(1).transform((dir): z.output<typeof TaskSelectionSchema> => ({ dir })), TaskSelectionSchema])
       .default({ dir: '.' }),
     agent: AgentSpecSchema,
-    arms: z.record(name, ArmSpecSchema).refine((arms) => Object.keys(arms).length >= 2, 'name at least two arms'),
-    /** The control arm; every other arm is compared with it. */
-    control: name,
+    /** The arms (for a skill experiment: overrides of its generated conditions, by condition name). */
+    arms: z.record(name.or(z.enum(SKILL_CONDITIONS)), ArmSpecSchema).default({}),
+    /** The control arm; every other arm is compared with it (a skill experiment's is `control`). */
+    control: name.or(z.enum(SKILL_CONDITIONS)).optional(),
+    /** A skill experiment: arms are generated from the conditions and each task's metadata. */
+    skills: SkillsSpecSchema.optional(),
     seeds: z.number().int().positive().default(3),
     /** Seed of the order in which runs are declared (seedrandom). */
     orderSeed: z.union([z.number().int(), z.string()]).default(20261014),
@@ -141,16 +198,27 @@ export const ExperimentSchema = z
     /** Forecast cost of one run, for the plan (defaults to the budget cap). */
     estimatedRunCostUsd: z.number().nonnegative().optional(),
   })
-  .superRefine((spec, ctx) => {
-    if (!(spec.control in spec.arms)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['control'],
-        message: `"${spec.control}" is not one of the arms (${Object.keys(spec.arms).join(', ')})`,
-      })
+  .transform((spec, ctx) => {
+    const output = spec.output ?? `bench/task_outcome/${spec.name}`
+    if (spec.skills !== undefined) {
+      const conditions = spec.skills.conditions
+      for (const arm of Object.keys(spec.arms)) {
+        if (!(conditions as readonly string[]).includes(arm)) {
+          ctx.addIssue({ code: 'custom', path: ['arms', arm], message: `is not one of the skill conditions (${conditions.join(', ')})` })
+        }
+      }
+      const arms = Object.fromEntries(conditions.map((condition) => [condition, { ...spec.arms[condition]!, ...SKILL_CONDITION_ARMS[condition] }]))
+      for (const condition of conditions) if (spec.arms[condition] === undefined) arms[condition] = { ...ArmSpecSchema.parse({}), ...SKILL_CONDITION_ARMS[condition] }
+      if (!conditions.includes('control')) ctx.addIssue({ code: 'custom', path: ['skills', 'conditions'], message: 'must include "control"' })
+      return { ...spec, arms, control: spec.control ?? 'control', output }
     }
+    if (Object.keys(spec.arms).length < 2) ctx.addIssue({ code: 'custom', path: ['arms'], message: 'name at least two arms' })
+    if (spec.control === undefined) ctx.addIssue({ code: 'custom', path: ['control'], message: 'name the control arm' })
+    else if (!(spec.control in spec.arms)) {
+      ctx.addIssue({ code: 'custom', path: ['control'], message: `"${spec.control}" is not one of the arms (${Object.keys(spec.arms).join(', ')})` })
+    }
+    return { ...spec, control: spec.control ?? '', output }
   })
-  .transform((spec) => ({ ...spec, output: spec.output ?? `bench/task_outcome/${spec.name}` }))
 
 /** What `defineExperiment` accepts (defaults may be left out). */
 export type ExperimentInput = z.input<typeof ExperimentSchema>

@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { Agent, AgentRunResult } from '../agents/types.ts'
-import { HarnessFailure } from '../errors.ts'
+import { HarnessFailure, ProblemsError, type Problem } from '../errors.ts'
 import type { ArmSpec } from '../experiment/schema.ts'
 import type { LoadedExperiment } from '../experiment/load.ts'
 import { judge, touchesGoldFile, type OracleVerdict } from '../oracle/index.ts'
@@ -10,6 +10,7 @@ import { harnessVersion } from '../version.ts'
 import { buildAgentEnv } from '../workspace/env.ts'
 import { createWorkspace, defaultWorkspaceRoot } from '../workspace/index.ts'
 import { applyArmSetup } from '../workspace/setup.ts'
+import { cachedSkillLibrary, installSkills, resolveArmSkills, skillsDirFor } from '../workspace/skills.ts'
 import type { HarnessRetry, RunRecord } from './record.ts'
 
 /** Everything one run needs. */
@@ -38,6 +39,20 @@ export interface TrialResult {
   readonly agent: AgentRunResult
   readonly verdict: OracleVerdict
   readonly changedFiles: string[]
+  /** SHA-256 of each skill the workspace held (skill experiments only). */
+  readonly skills?: Record<string, string>
+}
+
+/** Puts a skill experiment's condition skills into the workspace; returns their hashes (undefined outside skill experiments). */
+async function installConditionSkills(context: RunContext, workspace: string): Promise<Record<string, string> | undefined> {
+  const { experiment, task, arm } = context
+  const skillsSpec = experiment.spec.skills
+  if (skillsSpec === undefined) return undefined
+  const library = await cachedSkillLibrary(path.resolve(experiment.dir, skillsSpec.library))
+  const problems: Problem[] = []
+  const names = resolveArmSkills(arm, experiment.spec.arms[arm]!, task, skillsSpec, library, experiment.file, problems)
+  if (problems.length > 0) throw new ProblemsError(`${task.id} › ${arm}: the condition's skills cannot be installed:`, problems)
+  return installSkills(workspace, skillsDirFor(armAgentSpec(experiment, arm).kind, skillsSpec), names, library)
 }
 
 /** The artifacts folder of a run, relative to the output folder (git-ignored). */
@@ -81,6 +96,7 @@ export async function runTrial(context: RunContext, artifactsDir: string): Promi
       cleanPath: experiment.spec.cleanPath,
       home,
     })
+    const skills = await installConditionSkills(context, workspace.dir)
     await applyArmSetup(arm, armSpec.setup, {
       workspace: workspace.dir,
       experimentDir: experiment.dir,
@@ -97,6 +113,7 @@ export async function runTrial(context: RunContext, artifactsDir: string): Promi
       timeoutMs: experiment.spec.timeoutSeconds * 1000,
       transcriptPath: path.join(artifactsDir, 'transcript.jsonl'),
       expectedHooks: armSpec.hooks,
+      ...(armSpec.skills === undefined ? {} : { settingSources: armSpec.skills.settingSources }),
       arm,
       seed: context.seed,
       ...(context.signal === undefined ? {} : { signal: context.signal }),
@@ -111,7 +128,7 @@ export async function runTrial(context: RunContext, artifactsDir: string): Promi
     })
     await writeFile(path.join(artifactsDir, 'oracle.stdout.txt'), verdict.stdout)
     await writeFile(path.join(artifactsDir, 'oracle.stderr.txt'), verdict.stderr)
-    return { agent: agentResult, verdict, changedFiles }
+    return { agent: agentResult, verdict, changedFiles, ...(skills === undefined ? {} : { skills }) }
   } finally {
     await workspace.dispose()
     await rm(scratch, { recursive: true, force: true })
@@ -169,6 +186,7 @@ export function buildRecord(context: RunContext, trial: TrialResult, retries: Ha
     transcript,
     transcriptSha256: trial.agent.transcriptSha256,
     harnessRetries: retries,
+    ...(trial.skills === undefined ? {} : { skills: trial.skills }),
     startedAt: startedAt.toISOString(),
     finishedAt: finishedAt.toISOString(),
   }

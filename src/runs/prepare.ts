@@ -1,10 +1,11 @@
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import { readdir } from 'node:fs/promises'
 import path from 'node:path'
-import { DataError, SpecError } from '../errors.ts'
+import { DataError, ProblemsError, SpecError, type Problem } from '../errors.ts'
 import { buildSpecManifest, describeSpecChanges, specSha256, type SpecManifest } from '../experiment/hash.ts'
 import { loadExperiment, type ExperimentLocation, type LoadedExperiment } from '../experiment/load.ts'
 import { loadTaskSet } from '../tasks/load.ts'
+import { armAppliesTo, loadSkillLibrary, resolveArmSkills } from '../workspace/skills.ts'
 import type { Task } from '../tasks/task.ts'
 import { planRuns, type PlannedRun } from './plan.ts'
 import { runKey, type RecordedRun } from './record.ts'
@@ -31,9 +32,35 @@ async function filesBelow(target: string): Promise<string[]> {
   return entries.filter((entry) => entry.isFile()).map((entry) => path.join(entry.parentPath, entry.name))
 }
 
-/** The arms a task runs. */
-export function armsForTask(experiment: LoadedExperiment, _task: Task): string[] {
-  return Object.keys(experiment.spec.arms)
+/** The arms a task runs (a skill experiment's negative-control tasks run only their conditions). */
+export function armsForTask(experiment: LoadedExperiment, task: Task): string[] {
+  return Object.entries(experiment.spec.arms)
+    .filter(([, arm]) => armAppliesTo(arm, task))
+    .map(([name]) => name)
+}
+
+/** The skill library of a skill experiment, or undefined. */
+export function skillLibraryDir(experiment: LoadedExperiment): string | undefined {
+  return experiment.spec.skills === undefined ? undefined : path.resolve(experiment.dir, experiment.spec.skills.library)
+}
+
+/** Checks that every (task, condition) of a skill experiment resolves to skills of its library; returns the library's files. */
+async function checkSkills(experiment: LoadedExperiment, tasks: readonly Task[]): Promise<string[]> {
+  const libraryDir = skillLibraryDir(experiment)
+  if (libraryDir === undefined || experiment.spec.skills === undefined) return []
+  const library = await loadSkillLibrary(libraryDir)
+  const problems: Problem[] = []
+  const file = path.relative(experiment.root, experiment.file)
+  for (const task of tasks) {
+    for (const arm of armsForTask(experiment, task)) {
+      resolveArmSkills(arm, experiment.spec.arms[arm]!, task, experiment.spec.skills, library, file, problems)
+    }
+  }
+  if (problems.length > 0) {
+    const relative = problems.map((problem) => ({ ...problem, file: path.isAbsolute(problem.file) ? path.relative(experiment.root, problem.file) : problem.file }))
+    throw new ProblemsError(`experiment "${experiment.spec.name}": its skill conditions cannot be built:`, relative)
+  }
+  return [...library.values()].flatMap((skill) => skill.files)
 }
 
 /**
@@ -50,7 +77,8 @@ export async function prepareLoadedExperiment(experiment: LoadedExperiment): Pro
   const armFiles = await Promise.all(
     Object.values(spec.arms).flatMap((arm) => Object.values(arm.setup.files).map((source) => filesBelow(path.resolve(experiment.dir, source)))),
   )
-  const files = [...new Set([...tasks.flatMap((task) => task.files), ...armFiles.flat()])]
+  const skillFiles = await checkSkills(experiment, tasks)
+  const files = [...new Set([...tasks.flatMap((task) => task.files), ...armFiles.flat(), ...skillFiles])]
   const manifest = await buildSpecManifest(spec, experiment.root, files)
   const plan = planRuns(
     tasks.map((task) => ({ id: task.id, arms: armsForTask(experiment, task) })),

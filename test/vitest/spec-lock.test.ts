@@ -1,4 +1,4 @@
-import { appendFile, readFile, writeFile } from 'node:fs/promises'
+import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { createExperimentFixture, simpleTasks } from '../helpers/experiment-fixture.ts'
@@ -42,5 +42,25 @@ describe('the pre-registration lock', () => {
     const runs = await fixture.runs()
     expect(runs.filter((run) => run.arm === 'gold')).toHaveLength(1)
     expect(runs.filter((run) => run.arm === 'noop')).toHaveLength(2)
+  })
+
+  test('one changed byte of a skill stops the resume of a skill experiment, naming the skill file', async () => {
+    const fixture = await createExperimentFixture(
+      simpleTasks(1).map((task) => ({ ...task, metadata: { target_skill: 'alpha', irrelevant_skill: 'beta' } })),
+      { arms: {}, control: 'control', seeds: 1, skills: { library: 'skills', conditions: ['control', 'target', 'negative'] } },
+    )
+    for (const name of ['alpha', 'beta']) {
+      await mkdir(path.join(fixture.setDir, 'skills', name), { recursive: true })
+      await writeFile(path.join(fixture.setDir, 'skills', name, 'SKILL.md'), `# ${name}\n`)
+    }
+    const first = await fixture.vitest(['-t', 'control'])
+    expect(first.exitCode, first.all).toBe(0)
+    expect(await fixture.runs()).toHaveLength(1)
+
+    await writeFile(path.join(fixture.setDir, 'skills', 'beta', 'SKILL.md'), '# betA\n')
+    const resumed = await fixture.vitest()
+    expect(resumed.exitCode).not.toBe(0)
+    expect(resumed.all).toContain('tasks/fixture/skills/beta/SKILL.md changed')
+    expect(await fixture.runs()).toHaveLength(1)
   })
 })
