@@ -2,6 +2,7 @@ import type { AgentSpec } from '../experiment/schema.ts'
 import { GoldAgent } from './builtin/gold.ts'
 import { NoopAgent } from './builtin/noop.ts'
 import { ClaudeCodeAgent } from './claude-code/adapter.ts'
+import { CodexAgent } from './codex/agent.ts'
 import type { Agent } from './types.ts'
 
 /** Where an adapter resolves relative paths (a `command` agent's script, say). */
@@ -21,6 +22,8 @@ export function createAgent(spec: AgentSpec, _context: AgentContext): Agent {
       return new NoopAgent()
     case 'claude-code':
       return new ClaudeCodeAgent(spec, _context)
+    case 'codex':
+      return new CodexAgent(spec)
     default:
       throw new Error(`agent "${spec.kind}" is not available yet`)
   }

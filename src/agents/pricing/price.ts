@@ -93,3 +93,38 @@ export function priceTokens(tokens: Tokens, key: PriceKey): Priced {
   }
   return { costUsd: result.total, pricedAs: result.model, provider: result.provider }
 }
+
+/**
+ * Prices a session request by request, when the agent recorded each
+ * request's usage: long-context tiers then apply exactly where they did.
+ */
+export function priceRequests(requests: readonly Tokens[], key: PriceKey): Priced {
+  let costUsd = 0
+  let matched: { model: string; provider: string } | undefined
+  for (const tokens of requests) {
+    let result
+    try {
+      result = calcPrice(genaiUsage(tokens), key.model, key.provider === undefined ? {} : { providerId: key.provider })
+    } catch (error) {
+      throw new HarnessFailure('refused', `pricing ${key.model}: ${error instanceof Error ? error.message : String(error)}`, { retryable: false, cause: error })
+    }
+    if (result === null) return priceTokens(sumTokens(requests), key) // throws the "no price" failure
+    costUsd += result.total_price
+    matched = { model: result.model.id, provider: result.provider.id }
+  }
+  if (matched === undefined) return priceTokens(sumTokens(requests), key)
+  return { costUsd, pricedAs: matched.model, provider: matched.provider }
+}
+
+/** The field-wise sum of token counts. */
+export function sumTokens(list: readonly Tokens[]): Tokens {
+  return list.reduce<Tokens>(
+    (sum, tokens) => ({
+      input: sum.input + tokens.input,
+      output: sum.output + tokens.output,
+      cacheRead: sum.cacheRead + tokens.cacheRead,
+      cacheWrite: sum.cacheWrite + tokens.cacheWrite,
+    }),
+    { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+  )
+}

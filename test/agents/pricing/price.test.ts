@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { genaiUsage, hasPrice, priceTokens } from '../../../src/agents/pricing/price.ts'
+import { genaiUsage, hasPrice, priceRequests, priceTokens, sumTokens } from '../../../src/agents/pricing/price.ts'
 import { HarnessFailure } from '../../../src/errors.ts'
 
 // The real @pydantic/genai-prices with its bundled table (no network).
@@ -63,5 +63,25 @@ describe('a session total', () => {
     // Twenty requests of 20k tokens each are 400k in all, yet none of them reached the tier.
     const priced = priceTokens({ input: 400_000, cacheRead: 0, cacheWrite: 0, output: 2000 }, { model: 'gpt-5.5', provider: 'openai' })
     expect(priced.costUsd).toBeCloseTo(400_000 * 5e-6 + 2000 * 30e-6, 9)
+  })
+})
+
+describe('a session priced request by request', () => {
+  it('applies a long-context tier only to the request that passed it', () => {
+    // gpt-5.5: $5 / $30 per million, $10 / $45 past 272k tokens of one request.
+    const small = { input: 100_000, cacheRead: 0, cacheWrite: 0, output: 1000 }
+    const large = { input: 300_000, cacheRead: 0, cacheWrite: 0, output: 1000 }
+    const priced = priceRequests([small, large], { model: 'gpt-5.5', provider: 'openai' })
+    expect(priced.costUsd).toBeCloseTo(100_000 * 5e-6 + 1000 * 30e-6 + 300_000 * 10e-6 + 1000 * 45e-6, 9)
+    expect(sumTokens([small, large])).toEqual({ input: 400_000, cacheRead: 0, cacheWrite: 0, output: 2000 })
+  })
+
+  it('costs the same as the session total when no request passed a tier', () => {
+    const requests = [
+      { input: 1000, cacheRead: 0, cacheWrite: 0, output: 50 },
+      { input: 300, cacheRead: 1200, cacheWrite: 0, output: 80 },
+    ]
+    const key = { model: 'gpt-5', provider: 'openai' }
+    expect(priceRequests(requests, key).costUsd).toBeCloseTo(priceTokens(sumTokens(requests), key).costUsd, 12)
   })
 })

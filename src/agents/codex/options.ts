@@ -1,0 +1,41 @@
+import { z } from 'zod'
+import { SpecError } from '../../errors.ts'
+import type { AgentSpec } from '../../experiment/schema.ts'
+
+/**
+ * The `codex` agent's `options` (an experiment's `agent.options`). Unknown
+ * keys are errors, like everywhere in an experiment spec.
+ */
+export const CodexOptionsSchema = z.strictObject({
+  /**
+   * An OpenAI Responses API base URL (e.g. `http://127.0.0.1:8080/v1`): the
+   * session runs against a `wire_api = "responses"` provider there instead of
+   * OpenAI (the scripted model server, a proxy, a local gateway).
+   */
+  baseUrl: z.url().optional(),
+  /** The environment variable holding that provider's API key (default `OPENAI_API_KEY`). */
+  envKey: z.string().min(1).default('OPENAI_API_KEY'),
+  /** That provider's `request_max_retries` (Codex's default when absent). */
+  requestMaxRetries: z.number().int().nonnegative().optional(),
+  /** That provider's `stream_max_retries`. */
+  streamMaxRetries: z.number().int().nonnegative().optional(),
+  /** That provider's `stream_idle_timeout_ms`: a stalled stream fails after this long. */
+  streamIdleTimeoutMs: z.number().int().positive().optional(),
+  /** `--sandbox` for the commands Codex runs (default `workspace-write`: it may edit the workspace). */
+  sandbox: z.enum(['read-only', 'workspace-write', 'danger-full-access']).default('workspace-write'),
+  /** More `-c key=value` overrides; values are TOML (`'"o3"'`, `'true'`, `'["a"]'`). */
+  config: z.record(z.string().min(1), z.string()).default({}),
+  /** The price table's name for the model, when it differs from `agent.model`. */
+  priceModel: z.string().min(1).optional(),
+  /** The price table's provider (default `openai`). */
+  priceProvider: z.string().min(1).default('openai'),
+})
+export type CodexOptions = z.infer<typeof CodexOptionsSchema>
+
+/** Parses a spec's options, or throws a `SpecError` naming the field. */
+export function parseAdapterOptions<T extends z.ZodType>(kind: string, schema: T, spec: AgentSpec): z.infer<T> {
+  const parsed = schema.safeParse(spec.options)
+  if (parsed.success) return parsed.data
+  const problems = parsed.error.issues.map((issue) => `agent.options${issue.path.map((key) => `.${String(key)}`).join('')}: ${issue.message}`)
+  throw new SpecError(`the ${kind} agent's options are invalid:\n  ${problems.join('\n  ')}`)
+}

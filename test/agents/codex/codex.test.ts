@@ -1,0 +1,166 @@
+import { createHash } from 'node:crypto'
+import { readFile } from 'node:fs/promises'
+import path from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { CodexAgent } from '../../../src/agents/codex/agent.ts'
+import { startScriptedModel, type ScriptedModelServer } from '../../../src/agents/scripted-model/index.ts'
+import { planSession } from '../../../src/agents/scripted-model/policy.ts'
+import type { FaultRuleInput } from '../../../src/agents/scripted-model/faults.ts'
+import { openaiResponses } from '../../../src/agents/scripted-model/openai-responses.ts'
+import { HarnessFailure } from '../../../src/errors.ts'
+import { AgentSpecSchema } from '../../../src/experiment/schema.ts'
+import { GREET_AFTER, GREET_TASK, makeRunFolders, processesOf, runRequest, type RunFolders } from './scripted-session.ts'
+
+// The real Codex CLI (@openai/codex 0.171.0, its native binary) runs whole sessions against
+// the project's scripted model server on 127.0.0.1 speaking the OpenAI Responses API. Codex's
+// tools, sandbox, apply_patch and token accounting are real; only the model is scripted.
+
+const KEY = 'SCRIPTED_MODEL_KEY'
+// gpt-5.5 is in Codex's bundled model catalog (so it offers its apply_patch tool) and in the price table.
+const MODEL = 'gpt-5.5'
+
+let folders: RunFolders
+let server: ScriptedModelServer | undefined
+
+beforeEach(async () => {
+  folders = await makeRunFolders('codex-test')
+})
+afterEach(async () => {
+  await server?.close()
+  server = undefined
+  await folders.cleanup()
+})
+
+async function start(seed: number, faults: FaultRuleInput[] = []): Promise<ScriptedModelServer> {
+  server = await startScriptedModel({ task: GREET_TASK, seed, workspace: folders.workspace, handlers: [openaiResponses], faults })
+  return server
+}
+
+function agent(url: string, options: Record<string, unknown> = {}): CodexAgent {
+  return new CodexAgent(
+    AgentSpecSchema.parse({
+      kind: 'codex',
+      model: MODEL,
+      options: { baseUrl: `${url}/v1`, envKey: KEY, requestMaxRetries: 0, streamMaxRetries: 0, ...options },
+    }),
+  )
+}
+
+async function failureOf(promise: Promise<unknown>): Promise<HarnessFailure> {
+  try {
+    await promise
+  } catch (error) {
+    if (error instanceof HarnessFailure) return error
+    throw error
+  }
+  throw new Error('expected a HarnessFailure')
+}
+
+describe('codex against the scripted model server', () => {
+  it('parses a whole session into cost, tokens, turns and tool calls before the first edit', async () => {
+    const seed = 3
+    const scripted = await start(seed)
+    const result = await agent(scripted.url).run(runRequest(folders, { seed, env: { [KEY]: 'test-key' } }))
+
+    // What the policy planned for this seed (the prompt names no file, so it explores first).
+    const plan = planSession(GREET_TASK, seed, { goldNamed: [], otherNamed: [] })
+    const firstEdit = plan.findIndex((turn) => turn.action.kind === 'edit')
+    expect(result.stop).toBe('completed')
+    expect(result.turns).toBe(plan.length)
+    expect(scripted.requests.filter((request) => request.route === 'model')).toHaveLength(plan.length)
+    expect(result.toolCalls).toBe(plan.length - 1)
+    expect(result.toolCallsBeforeFirstEdit).toBe(firstEdit)
+
+    // Tokens are what the server billed: OpenAI has no cache-write charge, so cache writes are plain input.
+    const billed = scripted.usage
+    expect(result.tokens).toEqual({
+      input: billed.inputTokens + billed.cacheWriteTokens,
+      cacheRead: billed.cacheReadTokens,
+      cacheWrite: 0,
+      output: billed.outputTokens,
+    })
+    expect(result.tokens!.cacheRead).toBeGreaterThan(0)
+    // gpt-5.5 list prices: $5 input, $0.50 cached input, $30 output per million tokens.
+    const tokens = result.tokens!
+    expect(result.costSource).toBe('priced')
+    expect(result.costUsd).toBeCloseTo(tokens.input * 5e-6 + tokens.cacheRead * 0.5e-6 + tokens.output * 30e-6, 10)
+    expect(result.model).toBe(MODEL)
+
+    // The edit went through Codex's real apply_patch, and the transcript is what Codex printed.
+    expect(await readFile(path.join(folders.workspace, 'src/greet.js'), 'utf8')).toBe(GREET_AFTER)
+    const transcript = await readFile(folders.transcriptPath)
+    expect(result.transcriptSha256).toBe(createHash('sha256').update(transcript).digest('hex'))
+    expect(transcript.toString()).toMatch(/"type":"file_change"/)
+    expect(result.hooksFired).toBeNull()
+  })
+
+  it('reports its version with the price table version', async () => {
+    const scripted = await start(1)
+    expect(await agent(scripted.url).version({ PATH: process.env.PATH ?? '', HOME: folders.home })).toMatch(/^codex-cli 0\.171\.0; genai-prices \d+\.\d+\.\d+$/)
+  })
+
+  it('no credentials (the key variable is unset) is an auth failure that is not retried', async () => {
+    const scripted = await start(1)
+    const failure = await failureOf(agent(scripted.url).run(runRequest(folders)))
+    expect(failure.reason).toBe('auth')
+    expect(failure.retryable).toBe(false)
+    expect(failure.message).toMatch(new RegExp(KEY))
+    expect(scripted.requests).toHaveLength(0)
+  })
+
+  it('HTTP 401 is an auth failure that is not retried', async () => {
+    const scripted = await start(1, [{ fault: { kind: 'status', status: 401 } }])
+    const failure = await failureOf(agent(scripted.url).run(runRequest(folders, { env: { [KEY]: 'wrong-key' } })))
+    expect(failure.reason).toBe('auth')
+    expect(failure.retryable).toBe(false)
+  })
+
+  it.each([
+    ['HTTP 529 overloaded', { kind: 'status', status: 529 } as const],
+    ['HTTP 500', { kind: 'status', status: 500 } as const],
+    ['a dropped connection', { kind: 'drop' } as const],
+  ])('%s is an API failure, retried', async (_name, fault) => {
+    const scripted = await start(1, [{ fault }])
+    const failure = await failureOf(agent(scripted.url).run(runRequest(folders, { env: { [KEY]: 'test-key' } })))
+    expect(failure.reason).toBe('api-error')
+    expect(failure.retryable).toBe(true)
+  })
+
+  it('a dropped connection mid-session is an API failure too', async () => {
+    const scripted = await start(1, [{ fault: { kind: 'drop' }, from: 2, count: 1 }])
+    const failure = await failureOf(agent(scripted.url).run(runRequest(folders, { env: { [KEY]: 'test-key' } })))
+    expect(failure.reason).toBe('api-error')
+    expect(scripted.requests.filter((request) => request.route === 'model')).toHaveLength(3)
+  })
+
+  it('a stall past the timeout is a harness failure, and no process of the run is left alive', async () => {
+    const scripted = await start(1, [{ fault: { kind: 'stall' } }])
+    const started = Date.now()
+    const failure = await failureOf(agent(scripted.url).run(runRequest(folders, { timeoutMs: 3000, env: { [KEY]: 'test-key' } })))
+    expect(failure.reason).toBe('api-error')
+    expect(failure.message).toMatch(/before the timeout/)
+    expect(Date.now() - started).toBeLessThan(15_000)
+    expect(processesOf(folders.root)).toEqual([])
+  })
+})
+
+describe('codex at the harness timeout', () => {
+  it('a session still working when the clock runs out stops as a timeout, and nothing of it is left alive', async () => {
+    server = await startScriptedModel({ task: GREET_TASK, seed: 3, workspace: folders.workspace, handlers: [openaiResponses], latencyMs: 700 })
+    const result = await agent(server.url).run(runRequest(folders, { timeoutMs: 2500, env: { [KEY]: 'test-key' } }))
+    expect(result.stop).toBe('timeout')
+    expect(result.turns).toBeGreaterThan(0)
+    expect(processesOf(folders.root)).toEqual([])
+  })
+})
+
+describe('processesOf', () => {
+  it('finds a live process working in the run folder (so the checks above can fail)', async () => {
+    const { execa } = await import('execa')
+    const child = execa('sleep', ['30'], { cwd: folders.workspace, reject: false })
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    expect(processesOf(folders.root)).toContain(child.pid)
+    child.kill('SIGKILL')
+    await child
+  })
+})
