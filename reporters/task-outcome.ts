@@ -6,6 +6,8 @@ import { summariseArms, formatArmSummary } from '../src/runs/summary.ts'
 import { prepareExperiment, specFilePath, type PreparedExperiment } from '../src/runs/prepare.ts'
 import { runKey, type RecordedRun, type RunRecord } from '../src/runs/record.ts'
 import { summariseSweep } from '../src/runs/sweep.ts'
+import { caseName } from '../src/runs/plan.ts'
+import { runSummary } from '../src/runs/summary.ts'
 import { appendRun, readRuns, runsFilePath } from '../src/runs/store.ts'
 import { concludeExperiment } from '../src/analysis/conclude.ts'
 import { ALREADY_RECORDED, PROVIDE_KEY, type ExperimentProvide } from '../src/vitest/meta.ts'
@@ -96,9 +98,15 @@ export default class TaskOutcomeReporter implements Reporter {
     appendRun(ledger.runsFile, run)
     ledger.recorded.add(key)
     ledger.appended++
+    this.#log(`  recorded ${caseName(run)}: ${runSummary(run)}`)
   }
 
   readonly #counted = new Set<string>()
+
+  #log(text: string): void {
+    if (this.#vitest === undefined) console.log(text)
+    else this.#vitest.logger.log(text)
+  }
 
   #prepare(ledger: ExperimentLedger): Promise<PreparedExperiment> {
     let prepared = this.#prepared.get(ledger.provide.name)
@@ -148,7 +156,6 @@ export default class TaskOutcomeReporter implements Reporter {
   async #conclude(ledger: ExperimentLedger): Promise<void> {
     const prepared = await this.#prepare(ledger)
     const { records } = readRuns(ledger.runsFile)
-    const out = this.#vitest?.logger ?? { log: (text: string) => console.log(text) }
     const relative = path.relative(ledger.provide.root, ledger.runsFile)
     const lines = [
       '',
@@ -160,6 +167,6 @@ export default class TaskOutcomeReporter implements Reporter {
     const conclusion = concludeExperiment({ experiment: prepared.experiment.spec, outDir: ledger.provide.outDir, records, plan: prepared.plan })
     lines.push(conclusion.text)
     if (prepared.experiment.spec.skills !== undefined) lines.push(this.#writeSweep(prepared, ledger, records, conclusion.complete, conclusion.verdict))
-    out.log(lines.join('\n'))
+    this.#log(lines.join('\n'))
   }
 }

@@ -1,5 +1,5 @@
 import { formatTable } from '../format/table.ts'
-import type { RecordedRun } from './record.ts'
+import type { RecordedRun, RunRecord } from './record.ts'
 
 /** One arm's recorded runs at a glance. */
 export interface ArmSummary {
@@ -35,4 +35,11 @@ export function formatArmSummary(summaries: readonly ArmSummary[]): string {
     .split('\n')
     .map((line) => `  ${line}`)
     .join('\n')
+}
+
+/** The one-line summary of a run, shown beside its case and as it is recorded: outcome, cost, turns. */
+export function runSummary(record: RunRecord): string {
+  const turns = record.turns === null ? '' : ` · ${record.turns} turn${record.turns === 1 ? '' : 's'}`
+  const retries = record.harnessRetries.length === 0 ? '' : ` · ${record.harnessRetries.length} harness retr${record.harnessRetries.length === 1 ? 'y' : 'ies'}`
+  return `${record.outcome} · $${record.costUsd.toFixed(4)}${turns}${retries}`
 }

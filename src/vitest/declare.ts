@@ -7,6 +7,7 @@ import { canonicalJson } from '../experiment/hash.ts'
 import { resolveExperiment, type LoadedExperiment } from '../experiment/load.ts'
 import { armAgentSpec, executeRun } from '../runs/execute.ts'
 import { caseName } from '../runs/plan.ts'
+import { runSummary } from '../runs/summary.ts'
 import type { RunRecord, Versions } from '../runs/record.ts'
 import { runsFilePath } from '../runs/store.ts'
 import { loadTask } from '../tasks/load.ts'
@@ -14,13 +15,6 @@ import type { Task } from '../tasks/task.ts'
 import { harnessVersion } from '../version.ts'
 import { ALREADY_RECORDED } from './meta.ts'
 import type { TaskModulePayload } from './payload.ts'
-
-/** The one-line summary shown beside a case: outcome, cost, turns. */
-export function runSummary(record: RunRecord): string {
-  const turns = record.turns === null ? '' : ` · ${record.turns} turn${record.turns === 1 ? '' : 's'}`
-  const retries = record.harnessRetries.length === 0 ? '' : ` · ${record.harnessRetries.length} harness retr${record.harnessRetries.length === 1 ? 'y' : 'ies'}`
-  return `${record.outcome} · $${record.costUsd.toFixed(4)}${turns}${retries}`
-}
 
 /** Refuses to run an arm whose versions differ from those already recorded for it. */
 function checkVersions(arm: string, recorded: Versions | undefined, current: Omit<Versions, 'model'>, runsFile: string): void {
