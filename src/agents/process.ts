@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import { readdirSync, readFileSync } from 'node:fs'
 import { createInterface } from 'node:readline'
 import { execa } from 'execa'
@@ -7,6 +8,12 @@ import { HarnessFailure } from '../errors.ts'
  * Runs an agent CLI the way every CLI adapter needs it run: in a process group
  * of its own, so a timeout or an abort kills the agent *and* everything it
  * started (shells, test runners, language servers), never only the leader.
+ *
+ * A process group is not enough on its own: Claude Code starts its hooks and
+ * tool shells with `setsid`, in groups of their own. So every run's
+ * environment also carries a tag (`TASK_OUTCOME_RUN_TAG`), inherited by
+ * every descendant, and on Linux the kill also finds processes by that tag
+ * in /proc/<pid>/environ. Only a process that wipes its environment escapes.
  */
 
 /** How to run one agent process. */
@@ -49,42 +56,71 @@ export interface AgentProcessResult {
   readonly wallMs: number
   /** The process group id (the leader's pid), so callers can check that nothing of it is left. */
   readonly pgid: number | undefined
+  /** The run's tag (the value of `TASK_OUTCOME_RUN_TAG` in its environment). */
+  readonly tag: string
 }
+
+/** The environment variable every process of a run inherits, so stragglers outside its group can be found. */
+export const RUN_TAG_VARIABLE = 'TASK_OUTCOME_RUN_TAG'
 
 const DEFAULT_KILL_GRACE_MS = 2000
 const POLL_MS = 25
 
-/** Linux: the live (non-zombie) members of process group `pgid`, read from /proc. Null where /proc is unavailable. */
-function liveGroupMembers(pgid: number): number[] | null {
+interface ProcessInfo {
+  readonly pid: number
+  readonly pgid: number
+  readonly zombie: boolean
+}
+
+/** Linux: every process, from /proc. Null where /proc is unavailable. */
+function listProcesses(): ProcessInfo[] | null {
   let entries: string[]
   try {
     entries = readdirSync('/proc')
   } catch {
     return null
   }
-  const members: number[] = []
+  const processes: ProcessInfo[] = []
   for (const entry of entries) {
     if (!/^\d+$/.test(entry)) continue
-    let stat: string
     try {
-      stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
+      // Fields after the command name (which may hold spaces and parentheses): state ppid pgrp ...
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      processes.push({ pid: Number(entry), pgid: Number(fields[2]), zombie: fields[0] === 'Z' || fields[0] === 'X' })
     } catch {
-      continue
+      // The process ended while we looked.
     }
-    // Fields after the command name (which may hold spaces and parentheses): state ppid pgrp ...
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    if (Number(fields[2]) === pgid && fields[0] !== 'Z' && fields[0] !== 'X') members.push(Number(entry))
   }
-  return members
+  return processes
+}
+
+function carriesTag(pid: number, tag: string): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(`${RUN_TAG_VARIABLE}=${tag}`)
+  } catch {
+    return false
+  }
 }
 
 /**
- * True while any process of group `pgid` is alive. Zombies do not count (a
- * container's init may never reap them, and they hold no resources).
+ * The live (non-zombie) processes of a run: members of its process group and,
+ * given its tag, any process whose environment carries it. Zombies do not
+ * count (a container's init may never reap them, and they hold nothing).
+ * Null where /proc is unavailable.
  */
-export function processGroupAlive(pgid: number): boolean {
-  const members = liveGroupMembers(pgid)
-  if (members !== null) return members.length > 0
+export function liveRunProcesses(pgid: number, tag?: string): number[] | null {
+  const processes = listProcesses()
+  if (processes === null) return null
+  return processes
+    .filter((info) => !info.zombie && info.pid !== process.pid && (info.pgid === pgid || (tag !== undefined && carriesTag(info.pid, tag))))
+    .map((info) => info.pid)
+}
+
+/** True while any process of group `pgid` (or, given `tag`, carrying the run's tag) is alive. */
+export function processGroupAlive(pgid: number, tag?: string): boolean {
+  const live = liveRunProcesses(pgid, tag)
+  if (live !== null) return live.length > 0
   try {
     process.kill(-pgid, 0)
     return true
@@ -93,30 +129,38 @@ export function processGroupAlive(pgid: number): boolean {
   }
 }
 
-function signalGroup(pgid: number, signal: NodeJS.Signals): void {
+function signalRun(pgid: number, tag: string | undefined, signal: NodeJS.Signals): void {
   try {
     process.kill(-pgid, signal)
   } catch {
     // ESRCH: the group is already gone.
+  }
+  for (const pid of liveRunProcesses(pgid, tag) ?? []) {
+    try {
+      process.kill(pid, signal)
+    } catch {
+      // Gone meanwhile.
+    }
   }
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
 /**
- * Kills every process of group `pgid`: SIGTERM, then SIGKILL to whatever is
- * left after `graceMs`. Resolves when no live member remains.
+ * Kills every process of a run: group `pgid` and, given `tag`, every process
+ * carrying it. SIGTERM, then SIGKILL to whatever is left after `graceMs`.
+ * Resolves when no live process of the run remains.
  */
-export async function killProcessGroup(pgid: number, graceMs: number = DEFAULT_KILL_GRACE_MS): Promise<void> {
-  if (!processGroupAlive(pgid)) return
-  signalGroup(pgid, 'SIGTERM')
+export async function killProcessGroup(pgid: number, graceMs: number = DEFAULT_KILL_GRACE_MS, tag?: string): Promise<void> {
+  if (!processGroupAlive(pgid, tag)) return
+  signalRun(pgid, tag, 'SIGTERM')
   const deadline = Date.now() + graceMs
   while (Date.now() < deadline) {
-    if (!processGroupAlive(pgid)) return
+    if (!processGroupAlive(pgid, tag)) return
     await sleep(POLL_MS)
   }
-  for (let tries = 0; tries < 200 && processGroupAlive(pgid); tries++) {
-    signalGroup(pgid, 'SIGKILL')
+  for (let tries = 0; tries < 200 && processGroupAlive(pgid, tag); tries++) {
+    signalRun(pgid, tag, 'SIGKILL')
     await sleep(POLL_MS)
   }
 }
@@ -142,9 +186,10 @@ function readLines(stream: NodeJS.ReadableStream | null | undefined, sink: strin
 export async function runAgentProcess(options: AgentProcessOptions): Promise<AgentProcessResult> {
   const started = performance.now()
   const graceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS
+  const tag = randomUUID()
   const subprocess = execa(options.file, [...options.args], {
     cwd: options.cwd,
-    env: { ...options.env },
+    env: { ...options.env, [RUN_TAG_VARIABLE]: tag },
     extendEnv: false,
     detached: true,
     reject: false,
@@ -161,7 +206,7 @@ export async function runAgentProcess(options: AgentProcessOptions): Promise<Age
   let timedOut = false
   let aborted = false
   let killing: Promise<void> | undefined
-  const killGroup = () => (killing ??= pgid === undefined ? Promise.resolve() : killProcessGroup(pgid, graceMs))
+  const killGroup = () => (killing ??= pgid === undefined ? Promise.resolve() : killProcessGroup(pgid, graceMs, tag))
 
   const timer = setTimeout(() => {
     timedOut = true
@@ -204,5 +249,6 @@ export async function runAgentProcess(options: AgentProcessOptions): Promise<Age
     stderr: stderrLines.join('\n'),
     wallMs: performance.now() - started,
     pgid,
+    tag,
   }
 }

@@ -126,6 +126,23 @@ describe('runAgentProcess', () => {
     expect(alive(straggler)).toBe(false)
   })
 
+  test('a descendant that left the group with setsid (as Claude Code\'s hooks do) is found by the run\'s tag and killed', async () => {
+    const pidFile = path.join(dir, 'escaped.pid')
+    const result = await runAgentProcess({
+      file: 'bash',
+      args: ['-c', `setsid bash -c 'echo $$ > ${pidFile}; exec sleep 60' >/dev/null 2>&1 < /dev/null & sleep 0.3; echo started; sleep 60`],
+      cwd: dir,
+      env,
+      timeoutMs: 1000,
+      killGraceMs: 300,
+    })
+    const escaped = Number((await readFile(pidFile, 'utf8')).trim())
+    expect(result.timedOut).toBe(true)
+    expect(escaped).toBeGreaterThan(1)
+    expect(alive(escaped)).toBe(false)
+    expect(processGroupAlive(result.pgid!, result.tag)).toBe(false)
+  })
+
   test('an executable that cannot be started is a harness failure (crash)', async () => {
     const error = await runAgentProcess({ file: path.join(dir, 'no-such-agent'), args: [], cwd: dir, env, timeoutMs: 5_000 }).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(HarnessFailure)

@@ -66,6 +66,13 @@ function describeResult(stream: ClaudeStream): string {
 export function classifyClaudeRun(stream: ClaudeStream, end: ClaudeProcessEnd): ClaudeClassification {
   const result = stream.result
   if (end.aborted) return failure('crash', 'the run was aborted before claude finished', false)
+  // Stopped while the CLI was still retrying a failing API: the model never got to work.
+  if (result === null && stream.retryingApi !== null) {
+    const status = stream.retryingApi.status
+    const how = end.timedOut ? "the harness's timeout killed it" : `it ended (exit ${end.exitCode})`
+    const message = `claude was still retrying a failing API (HTTP ${status ?? 'none'}, ${stream.apiRetries} retries) when ${how}`
+    return status === 401 || status === 403 ? failure('auth', message) : failure('api-error', message)
+  }
   if (end.timedOut) {
     return { kind: 'measured', stop: 'timeout', costUsd: result?.totalCostUsd ?? 0, tokens: result?.tokens ?? null, turns: result?.numTurns ?? null }
   }

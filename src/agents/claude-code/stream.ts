@@ -46,6 +46,11 @@ export interface ClaudeStream {
   readonly hooksFired: Readonly<Record<string, number>>
   /** `system/api_retry` events: the API failed and the CLI retried. */
   readonly apiRetries: number
+  /**
+   * When the stream's last model-related event is an `api_retry` (the CLI was
+   * still retrying a failing API when it stopped): that retry's HTTP status.
+   */
+  readonly retryingApi: { readonly status: number | null } | null
   /** The model the session ran: init's, else the first real assistant message's. */
   readonly model: string | null
 }
@@ -110,6 +115,7 @@ export class ClaudeStreamReader {
   #beforeFirstEdit: number | null = null
   readonly #hooks: Record<string, number> = {}
   #apiRetries = 0
+  #retrying: ClaudeStream['retryingApi'] = null
   #assistantModel: string | null = null
 
   /** Reads one line of the stream. */
@@ -128,6 +134,7 @@ export class ClaudeStreamReader {
       return
     }
     this.#events++
+    if (event.type === 'assistant' || event.type === 'user' || event.type === 'result') this.#retrying = null
     if (event.type === 'system') this.#system(event)
     else if (event.type === 'assistant') this.#assistant(event)
     else if (event.type === 'result') this.#result = readResult(event)
@@ -141,6 +148,7 @@ export class ClaudeStreamReader {
       if (hook !== null) this.#hooks[hook] = (this.#hooks[hook] ?? 0) + 1
     } else if (event.subtype === 'api_retry') {
       this.#apiRetries++
+      this.#retrying = { status: asNumber(event.error_status) }
     }
   }
 
@@ -170,6 +178,7 @@ export class ClaudeStreamReader {
       toolCallsBeforeFirstEdit: this.#beforeFirstEdit,
       hooksFired: { ...this.#hooks },
       apiRetries: this.#apiRetries,
+      retryingApi: this.#retrying,
       model: this.#init?.model ?? this.#assistantModel ?? this.#result?.models[0] ?? null,
     }
   }

@@ -34,7 +34,7 @@ export interface PolicyOptions {
 export interface ContextHints {
   /** Files of the fix the context names. */
   readonly goldNamed: readonly string[]
-  /** Other files of the workspace the context names (by path with a folder). */
+  /** Other files of the workspace the context names (by a path with a folder; hidden files left out). */
   readonly otherNamed: readonly string[]
 }
 
@@ -72,7 +72,7 @@ export function contextHints(context: string, task: ScriptedTask): ContextHints 
     const base = path.posix.basename(file)
     return (basenameCount.get(base) ?? 1) === 1 && !GENERIC_BASENAMES.has(base.toLowerCase()) && mentions(context, base)
   })
-  const otherNamed = task.files.filter((file) => !gold.has(file) && file.includes('/') && mentions(context, file))
+  const otherNamed = task.files.filter((file) => !gold.has(file) && file.includes('/') && isExplorable(file) && mentions(context, file))
   return { goldNamed, otherNamed }
 }
 

@@ -1,0 +1,62 @@
+import { readFileSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
+import path from 'node:path'
+import { afterAll, beforeAll, expect, test } from 'vitest'
+import { ClaudeCodeAgent } from '../../../src/agents/claude-code/adapter.ts'
+import { processGroupAlive } from '../../../src/agents/process.ts'
+import { claudeSpec, makeSandbox, put, type Sandbox } from './session-helpers.ts'
+
+// The harness's own timeout, for real: the scripted model stalls, the real
+// CLI waits on it (its own request timeout is far longer), and the harness
+// kills the run. A hook the CLI runs records the run's process group and
+// leaves a background process in it; afterwards nothing of the run may live.
+
+let sandbox: Sandbox
+beforeAll(async () => {
+  sandbox = await makeSandbox()
+})
+afterAll(async () => {
+  await sandbox.dispose()
+})
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+  } catch {
+    return false
+  }
+  // A zombie answers signal 0 but is dead (the container's init may never reap it).
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return !stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')
+  } catch {
+    return false
+  }
+}
+
+test('a stalled session is killed at the timeout, whole process group included, and is a timeout', async () => {
+  const workspace = await sandbox.workspace()
+  const record = path.join(sandbox.dir, 'hook-record.txt')
+  await put(workspace, '.claude/hook.sh', `#!/usr/bin/env bash\nsleep 300 >/dev/null 2>&1 &\necho "$(ps -o pgid= -p $$ | tr -d ' ') $! $TASK_OUTCOME_RUN_TAG" > ${record}\n`)
+  await put(
+    workspace,
+    '.claude/settings.json',
+    JSON.stringify({ hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', command: `bash "$CLAUDE_PROJECT_DIR/.claude/hook.sh"` }] }] } }),
+  )
+  const agent = new ClaudeCodeAgent(claudeSpec({ options: { killGraceSeconds: 1, scriptedModel: { faults: [{ fault: { kind: 'stall' } }] } } }), {
+    experimentDir: sandbox.dir,
+  })
+  const started = Date.now()
+  const result = await agent.run(await sandbox.request(workspace, { timeoutMs: 4000 }))
+  expect(Date.now() - started).toBeLessThan(20_000)
+  expect(result.stop).toBe('timeout')
+  expect(result.wallMs).toBeGreaterThanOrEqual(4000)
+  const [pgidText, sleeperText, tag] = (await readFile(record, 'utf8')).trim().split(' ')
+  const pgid = Number(pgidText)
+  expect(pgid).toBeGreaterThan(1)
+  expect(pgid).not.toBe(process.pid)
+  expect(tag).toMatch(/^[0-9a-f-]{36}$/)
+  // The hook ran in a session of its own (the CLI starts hooks with setsid), and still nothing survived.
+  expect(alive(Number(sleeperText))).toBe(false)
+  expect(processGroupAlive(pgid, tag)).toBe(false)
+})
