@@ -1,7 +1,7 @@
 import { cp, lstat, mkdir, mkdtemp, rm } from 'node:fs/promises'
 import path from 'node:path'
 import { HarnessFailure } from '../errors.ts'
-import { DEFAULT_TEST_GLOBS, testPathPredicate } from '../tasks/harvest/test-paths.ts'
+import { DEFAULT_TEST_GLOBS, runnerTestFiles, testPathPredicate } from '../tasks/harvest/test-paths.ts'
 import type { GitFixTask } from '../tasks/task.ts'
 import { copyTemplate, parentTemplate } from '../workspace/template.ts'
 import type { Workspace } from '../workspace/workspace.ts'
@@ -44,7 +44,7 @@ function runTests(task: GitFixTask, copy: string, options: OracleOptions, label:
   return runTestCommand({
     command: task.metadata.test_command,
     cwd: copy,
-    testFiles: task.metadata.test_files,
+    testFiles: runnerTestFiles(task.metadata.test_files, task.metadata.test_globs ?? DEFAULT_TEST_GLOBS),
     junitFile: path.join(options.scratchDir, `${label}-junit.xml`),
     timeoutMs: options.timeoutMs,
     home: path.join(options.scratchDir, `${label}-home`),

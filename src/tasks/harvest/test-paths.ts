@@ -69,3 +69,14 @@ export function testPathPredicate(rule: TestPathRule): PathMatcher {
   const files = new Set(rule.testFiles)
   return (file) => files.has(file) || tests(file) || infrastructure(file)
 }
+
+/**
+ * The test files given to the runner as `{tests}`: those the test globs
+ * match. Changed test infrastructure (a conftest, a test helper) is placed in
+ * the copy but not named to the runner; when no file matches, all are named.
+ */
+export function runnerTestFiles(testFiles: readonly string[], testGlobs: readonly string[]): string[] {
+  const isTest = pathMatcher(testGlobs)
+  const matching = testFiles.filter((file) => isTest(file))
+  return matching.length > 0 ? matching : [...testFiles]
+}

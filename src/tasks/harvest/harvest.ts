@@ -1,0 +1,137 @@
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { checkTestCommand } from '../../oracle/test-command.ts'
+import { openRepository } from '../../workspace/repository.ts'
+import { harvestCommit, type CommitHarvest, type HarvestSetup } from './candidate.ts'
+import { formatCandidatesFile, relativePosix, ruleRecord, type CandidatesFile } from './candidates-file.ts'
+import { mapPool } from './pool.ts'
+import type { HarvestRule } from './rule.ts'
+import { scanHistory } from './scan.ts'
+
+/** Everything `harvest` needs. */
+export interface HarvestOptions {
+  /** The repository: a folder or a git bundle. */
+  readonly repo: string
+  /** The revision whose history is scanned (default HEAD). */
+  readonly rev?: string
+  readonly rule: HarvestRule
+  /** The test command, with `{tests}` and `{junit}`. */
+  readonly testCommand: string
+  /** Where the candidates file goes. */
+  readonly out: string
+  /** Where the per-candidate harvest logs go (default: beside `out`, `<name>.logs/`). */
+  readonly logDir?: string
+  /** Commits harvested at once (default: the number of CPUs, at most 4). */
+  readonly jobs?: number
+  /** Limit for each run of the test command (default 5 minutes). */
+  readonly timeoutMs?: number
+  /** Progress lines (the CLI writes them to stderr). */
+  readonly progress?: (line: string) => void
+  readonly signal?: AbortSignal
+}
+
+/** The default number of commits harvested at once. */
+export function defaultJobs(): number {
+  return Math.max(1, Math.min(4, os.availableParallelism()))
+}
+
+/** The default log folder of a candidates file: `candidates.json` → `candidates.logs/`. */
+export function defaultLogDir(out: string): string {
+  return path.join(path.dirname(out), `${path.basename(out, path.extname(out))}.logs`)
+}
+
+function short(subject: string): string {
+  return subject.length > 60 ? `${subject.slice(0, 57)}…` : subject
+}
+
+/**
+ * Mines a repository's history for candidate tasks: one pass over the history
+ * finds the commits the rule accepts, then each is harvested (before and after
+ * the fix, in a bounded pool) and kept when it has a FAIL_TO_PASS test.
+ * Writes the candidates file and one harvest log per commit; returns the file's
+ * contents.
+ */
+export async function harvest(options: HarvestOptions): Promise<CandidatesFile> {
+  checkTestCommand(options.testCommand, '--test-command')
+  const progress = options.progress ?? (() => undefined)
+  const repo = path.resolve(options.repo)
+  const out = path.resolve(options.out)
+  const logDir = path.resolve(options.logDir ?? defaultLogDir(out))
+  const rev = options.rev ?? 'HEAD'
+  const repository = await openRepository(repo)
+  const workDir = await mkdtemp(path.join(os.tmpdir(), 'task-outcome-harvest-'))
+  try {
+    const scan = await scanHistory(repository.git, options.rule, rev)
+    progress(
+      `scanned ${scan.scanned} commit(s): ${scan.matched} subject(s) match ${options.rule.subject}, ` +
+        `${scan.eligible.length} pass the rule, ${scan.rejected.length} rejected`,
+    )
+    const jobs = options.jobs ?? defaultJobs()
+    if (scan.eligible.length > 0) progress(`harvesting ${scan.eligible.length} commit(s), ${jobs} at a time`)
+    const setup: HarvestSetup = {
+      repo,
+      repository,
+      rule: options.rule,
+      testCommand: options.testCommand,
+      timeoutMs: options.timeoutMs ?? 300_000,
+      workDir,
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    }
+    const width = String(scan.eligible.length).length
+    const results = await mapPool(
+      scan.eligible,
+      jobs,
+      async (commit) => {
+        const started = performance.now()
+        const result = await harvestCommit(setup, commit)
+        return { result, seconds: (performance.now() - started) / 1000 }
+      },
+      ({ result, seconds }, index, done) => {
+        const commit = scan.eligible[index]!
+        const outcome =
+          result.kind === 'candidate'
+            ? `${result.candidate.FAIL_TO_PASS.length} FAIL_TO_PASS, ${result.candidate.PASS_TO_PASS.length} PASS_TO_PASS`
+            : `dropped: ${result.reason}`
+        progress(`[${String(done).padStart(width)}/${scan.eligible.length}] ${commit.fix.slice(0, 10)} ${short(commit.subject)} → ${outcome} (${seconds.toFixed(1)} s)`)
+      },
+    )
+    await mkdir(logDir, { recursive: true })
+    const written = new Set<string>()
+    const logFor = async (fix: string, harvested: CommitHarvest): Promise<string> => {
+      const name = `${fix.slice(0, 12)}.log`
+      written.add(name)
+      await writeFile(path.join(logDir, name), harvested.log)
+      return relativePosix(path.dirname(out), path.join(logDir, name))
+    }
+    const file: CandidatesFile = {
+      format: 1,
+      repo: relativePosix(path.dirname(out), repo),
+      rev,
+      rule: ruleRecord(options.rule),
+      test_command: options.testCommand,
+      scanned: scan.scanned,
+      matched: scan.matched,
+      candidates: [],
+      dropped: [],
+      rejected: scan.rejected,
+    }
+    for (const [index, { result }] of results.entries()) {
+      const commit = scan.eligible[index]!
+      const log = await logFor(commit.fix, result)
+      if (result.kind === 'candidate') file.candidates.push({ ...result.candidate, log })
+      else file.dropped.push({ fix: commit.fix, date: commit.date, subject: commit.subject, reason: result.reason, log })
+    }
+    // Logs of commits this harvest did not keep would describe another harvest.
+    for (const name of await readdir(logDir)) {
+      if (name.endsWith('.log') && !written.has(name)) await rm(path.join(logDir, name), { force: true })
+    }
+    await mkdir(path.dirname(out), { recursive: true })
+    await writeFile(out, formatCandidatesFile(file))
+    progress(`${file.candidates.length} candidate(s), ${file.dropped.length} dropped, ${file.rejected.length} rejected → ${path.relative(process.cwd(), out) || out}`)
+    return file
+  } finally {
+    await rm(workDir, { recursive: true, force: true })
+    await repository.dispose()
+  }
+}
