@@ -3,6 +3,7 @@ import { GoldAgent } from './builtin/gold.ts'
 import { NoopAgent } from './builtin/noop.ts'
 import { ClaudeCodeAgent } from './claude-code/adapter.ts'
 import { CodexAgent } from './codex/agent.ts'
+import { GeminiAgent } from './gemini/agent.ts'
 import type { Agent } from './types.ts'
 
 /** Where an adapter resolves relative paths (a `command` agent's script, say). */
@@ -24,6 +25,8 @@ export function createAgent(spec: AgentSpec, _context: AgentContext): Agent {
       return new ClaudeCodeAgent(spec, _context)
     case 'codex':
       return new CodexAgent(spec)
+    case 'gemini':
+      return new GeminiAgent(spec)
     default:
       throw new Error(`agent "${spec.kind}" is not available yet`)
   }

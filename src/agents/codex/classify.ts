@@ -19,12 +19,14 @@ export interface CodexExit {
 /** A session to judge. */
 export type CodexOutcome = { readonly stop: 'completed' } | { readonly stop: 'timeout' }
 
+/** Rate limits, overload, server errors and network trouble: another attempt may succeed (checked first). */
+const TRANSIENT = /\b429\b|\b5\d\d\b|rate.?limit|quota|overloaded|high demand|stream disconnected|reconnecting|error sending request|timed? ?out/i
 /** Messages that mean the credentials are missing or rejected: another attempt fails the same way. */
-const AUTH = /\b401\b|\b403\b|unauthori[sz]ed|forbidden|missing environment variable|api key|not logged in|login|authenticat/i
+const AUTH = /\b401\b|\b403\b|unauthori[sz]ed|forbidden|missing environment variable|incorrect api key|invalid api key|not logged in/i
 
 /** Classifies a failure message: `auth` (not retryable) or `api-error`. */
 export function codexFailureReason(message: string): 'auth' | 'api-error' {
-  return AUTH.test(message) ? 'auth' : 'api-error'
+  return !TRANSIENT.test(message) && AUTH.test(message) ? 'auth' : 'api-error'
 }
 
 function tail(text: string, chars = 600): string {

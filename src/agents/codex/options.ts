@@ -1,6 +1,4 @@
 import { z } from 'zod'
-import { SpecError } from '../../errors.ts'
-import type { AgentSpec } from '../../experiment/schema.ts'
 
 /**
  * The `codex` agent's `options` (an experiment's `agent.options`). Unknown
@@ -31,11 +29,3 @@ export const CodexOptionsSchema = z.strictObject({
   priceProvider: z.string().min(1).default('openai'),
 })
 export type CodexOptions = z.infer<typeof CodexOptionsSchema>
-
-/** Parses a spec's options, or throws a `SpecError` naming the field. */
-export function parseAdapterOptions<T extends z.ZodType>(kind: string, schema: T, spec: AgentSpec): z.infer<T> {
-  const parsed = schema.safeParse(spec.options)
-  if (parsed.success) return parsed.data
-  const problems = parsed.error.issues.map((issue) => `agent.options${issue.path.map((key) => `.${String(key)}`).join('')}: ${issue.message}`)
-  throw new SpecError(`the ${kind} agent's options are invalid:\n  ${problems.join('\n  ')}`)
-}

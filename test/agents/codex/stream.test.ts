@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { classifyCodexSession, type CodexExit } from '../../../src/agents/codex/classify.ts'
+import { classifyCodexSession, codexFailureReason, type CodexExit } from '../../../src/agents/codex/classify.ts'
 import { readCodexStream } from '../../../src/agents/codex/stream.ts'
 import { HarnessFailure } from '../../../src/errors.ts'
 
@@ -107,5 +107,14 @@ describe('sessions built from the captured one', () => {
     const stream = readCodexStream(['WARNING: something', ...session])
     expect(stream.unparsedLines).toBe(1)
     expect(stream.turnCompleted).toBe(true)
+  })
+})
+
+describe('failure messages', () => {
+  it('are auth only when no retryable cause is named', () => {
+    expect(codexFailureReason('unexpected status 401 Unauthorized: Incorrect API key provided')).toBe('auth')
+    expect(codexFailureReason('Missing environment variable: `OPENAI_API_KEY`.')).toBe('auth')
+    expect(codexFailureReason('unexpected status 429 Too Many Requests: rate limited, check your API key quota')).toBe('api-error')
+    expect(codexFailureReason('We’re currently experiencing high demand, which may cause temporary errors.')).toBe('api-error')
   })
 })

@@ -1,0 +1,130 @@
+import { createHash } from 'node:crypto'
+import { readFile } from 'node:fs/promises'
+import path from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { GeminiAgent } from '../../../src/agents/gemini/agent.ts'
+import { startScriptedModel, type ScriptedModelServer } from '../../../src/agents/scripted-model/index.ts'
+import type { FaultRuleInput } from '../../../src/agents/scripted-model/faults.ts'
+import { geminiApi } from '../../../src/agents/scripted-model/gemini.ts'
+import { planSession } from '../../../src/agents/scripted-model/policy.ts'
+import { HarnessFailure } from '../../../src/errors.ts'
+import { AgentSpecSchema } from '../../../src/experiment/schema.ts'
+import { GREET_AFTER, GREET_TASK, makeRunFolders, processesOf, runRequest, type RunFolders } from '../codex/scripted-session.ts'
+
+// The real Gemini CLI (@google/gemini-cli 0.61.0) runs whole sessions against the project's
+// scripted model server on 127.0.0.1 speaking the Gemini API (GOOGLE_GEMINI_BASE_URL). The
+// CLI's tools, its trust and auth checks and its token accounting are real; only the model is
+// scripted. The CLI takes about 3 s to start, so each test costs a few seconds.
+
+const MODEL = 'gemini-2.5-flash'
+
+let folders: RunFolders
+let server: ScriptedModelServer | undefined
+
+beforeEach(async () => {
+  folders = await makeRunFolders('gemini-test')
+})
+afterEach(async () => {
+  await server?.close()
+  server = undefined
+  await folders.cleanup()
+})
+
+async function start(seed: number, faults: FaultRuleInput[] = [], latencyMs = 0): Promise<ScriptedModelServer> {
+  server = await startScriptedModel({ task: GREET_TASK, seed, workspace: folders.workspace, handlers: [geminiApi], faults, latencyMs })
+  return server
+}
+
+function agent(url: string, spec: Record<string, unknown> = {}): GeminiAgent {
+  return new GeminiAgent(AgentSpecSchema.parse({ kind: 'gemini', model: MODEL, options: { baseUrl: url, maxAttempts: 1 }, ...spec }))
+}
+
+const withKey = { GEMINI_API_KEY: 'test-key' }
+
+async function failureOf(promise: Promise<unknown>): Promise<HarnessFailure> {
+  try {
+    await promise
+  } catch (error) {
+    if (error instanceof HarnessFailure) return error
+    throw error
+  }
+  throw new Error('expected a HarnessFailure')
+}
+
+describe('gemini against the scripted model server', () => {
+  it('parses a whole session into cost, tokens (thinking included), turns and tool calls before the first edit', async () => {
+    const seed = 3
+    const scripted = await start(seed)
+    const result = await agent(scripted.url).run(runRequest(folders, { seed, env: withKey }))
+
+    const plan = planSession(GREET_TASK, seed, { goldNamed: [], otherNamed: [] })
+    expect(result.stop).toBe('completed')
+    expect(result.turns).toBe(plan.length)
+    expect(scripted.requests.filter((request) => request.route === 'model')).toHaveLength(plan.length)
+    expect(result.toolCalls).toBe(plan.length - 1)
+    expect(result.toolCallsBeforeFirstEdit).toBe(plan.findIndex((turn) => turn.action.kind === 'edit'))
+
+    // The server billed thinking tokens inside its output; the CLI's stream leaves them out of
+    // output_tokens, and the adapter puts them back.
+    const billed = scripted.usage
+    expect(result.tokens).toEqual({ input: billed.inputTokens + billed.cacheWriteTokens, cacheRead: billed.cacheReadTokens, cacheWrite: 0, output: billed.outputTokens })
+    const tokens = result.tokens!
+    expect(tokens.cacheRead).toBeGreaterThan(0)
+    // gemini-2.5-flash list prices: $0.30 input, $0.03 cached input, $2.50 output per million tokens.
+    expect(result.costSource).toBe('priced')
+    expect(result.costUsd).toBeCloseTo(tokens.input * 0.3e-6 + tokens.cacheRead * 0.03e-6 + tokens.output * 2.5e-6, 10)
+    expect(result.model).toBe(MODEL)
+
+    expect(await readFile(path.join(folders.workspace, 'src/greet.js'), 'utf8')).toBe(GREET_AFTER)
+    const transcript = await readFile(folders.transcriptPath)
+    expect(result.transcriptSha256).toBe(createHash('sha256').update(transcript).digest('hex'))
+    expect(transcript.toString()).toMatch(/"tool_name":"replace"/)
+  })
+
+  it('reports its version with the price table version', async () => {
+    const scripted = await start(1)
+    expect(await agent(scripted.url).version({ PATH: process.env.PATH ?? '', HOME: folders.home })).toMatch(/^gemini-cli 0\.61\.0; genai-prices \d+\.\d+\.\d+$/)
+  })
+
+  it('no credentials (exit 41) is an auth failure that is not retried', async () => {
+    const scripted = await start(1)
+    const failure = await failureOf(agent(scripted.url).run(runRequest(folders)))
+    expect(failure.reason).toBe('auth')
+    expect(failure.retryable).toBe(false)
+    expect(failure.message).toMatch(/GEMINI_API_KEY/)
+    expect(scripted.requests).toHaveLength(0)
+  })
+
+  it('HTTP 401 is an auth failure that is not retried', async () => {
+    const scripted = await start(1, [{ fault: { kind: 'status', status: 401, message: 'API key not valid. Please pass a valid API key.' } }])
+    const failure = await failureOf(agent(scripted.url).run(runRequest(folders, { env: withKey })))
+    expect(failure.reason).toBe('auth')
+    expect(failure.retryable).toBe(false)
+  })
+
+  it.each([
+    ['HTTP 529 overloaded', { kind: 'status', status: 529 } as const],
+    ['HTTP 500', { kind: 'status', status: 500 } as const],
+    ['HTTP 429 rate limited', { kind: 'status', status: 429 } as const],
+    ['a dropped connection', { kind: 'drop' } as const],
+  ])('%s is an API failure, retried', async (_name, fault) => {
+    const scripted = await start(1, [{ fault }])
+    const failure = await failureOf(agent(scripted.url).run(runRequest(folders, { env: withKey })))
+    expect(failure.reason).toBe('api-error')
+    expect(failure.retryable).toBe(true)
+  })
+
+  it('a stall past the timeout is a harness failure, and no process of the run is left alive', async () => {
+    const scripted = await start(1, [{ fault: { kind: 'stall' } }])
+    const failure = await failureOf(agent(scripted.url).run(runRequest(folders, { timeoutMs: 8000, env: withKey })))
+    expect(failure.reason).toBe('api-error')
+    expect(failure.message).toMatch(/before the timeout/)
+    expect(processesOf(folders.root)).toEqual([])
+  })
+
+  it("the session's own turn limit stops it as max-turns, for the oracle to judge", async () => {
+    const scripted = await start(3)
+    const result = await agent(scripted.url, { maxTurns: 2 }).run(runRequest(folders, { env: withKey }))
+    expect(result.stop).toBe('max-turns')
+  })
+})
