@@ -18,6 +18,9 @@ export default defineConfig(async () => ({
         },
       },
       await experimentProject('tasks/examples/experiment.ts'),
+      await experimentProject('tasks/demo/experiment.ts'),
+      await experimentProject('tasks/pilot/experiment.ts', { exportName: 'pilot' }),
+      await experimentProject('tasks/pilot/experiment.ts', { exportName: 'smoke' }),
     ],
   },
 }))
