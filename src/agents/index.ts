@@ -3,6 +3,7 @@ import { GoldAgent } from './builtin/gold.ts'
 import { NoopAgent } from './builtin/noop.ts'
 import { ClaudeCodeAgent } from './claude-code/adapter.ts'
 import { CodexAgent } from './codex/agent.ts'
+import { CommandAgent } from './command/agent.ts'
 import { GeminiAgent } from './gemini/agent.ts'
 import type { Agent } from './types.ts'
 
@@ -27,6 +28,8 @@ export function createAgent(spec: AgentSpec, _context: AgentContext): Agent {
       return new CodexAgent(spec)
     case 'gemini':
       return new GeminiAgent(spec)
+    case 'command':
+      return new CommandAgent(spec, _context)
     default:
       throw new Error(`agent "${spec.kind}" is not available yet`)
   }

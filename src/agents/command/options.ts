@@ -1,0 +1,14 @@
+import { z } from 'zod'
+
+/** The `command` agent's `options` (an experiment's `agent.options`). */
+export const CommandOptionsSchema = z.strictObject({
+  /** A result of `completed` at $0 is accepted (a command that calls no paid model); by default it is a harness failure. */
+  allowZeroCost: z.boolean().default(false),
+  /** The version recorded for the command; default: its executable's name and SHA-256, so any change to it shows. */
+  version: z.string().min(1).optional(),
+  /** The price table's provider when the result is priced from its tokens (default: matched from the model id). */
+  priceProvider: z.string().min(1).optional(),
+  /** Seconds between SIGTERM and SIGKILL when the run's process group is killed (default 2). */
+  killGraceSeconds: z.number().nonnegative().default(2),
+})
+export type CommandOptions = z.infer<typeof CommandOptionsSchema>
