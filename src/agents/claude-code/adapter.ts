@@ -36,8 +36,18 @@ export const SCRIPTED_API_KEY = 'scripted-model-key'
 
 const isRoot = () => process.getuid?.() === 0
 
-/** The CLI's arguments for one run (the prompt goes to stdin). */
-export function claudeArgs(spec: AgentSpec, options: ClaudeCodeOptions, budgetUsd: number, experimentDir: string): string[] {
+/**
+ * The CLI's arguments for one run (the prompt goes to stdin). `settingSources`
+ * from the run (a skills condition fixes them) wins over the agent's option;
+ * `[]` loads no settings at all.
+ */
+export function claudeArgs(
+  spec: AgentSpec,
+  options: ClaudeCodeOptions,
+  run: { readonly budgetUsd: number; readonly settingSources?: readonly string[] | undefined },
+  experimentDir: string,
+): string[] {
+  const settingSources = run.settingSources === undefined ? options.settingSources : run.settingSources.join(',')
   return [
     '-p',
     '--output-format',
@@ -47,10 +57,10 @@ export function claudeArgs(spec: AgentSpec, options: ClaudeCodeOptions, budgetUs
     '--permission-mode',
     options.permissionMode,
     '--max-budget-usd',
-    String(budgetUsd),
+    String(run.budgetUsd),
     ...(spec.model === undefined ? [] : ['--model', spec.model]),
     ...(spec.maxTurns === undefined ? [] : ['--max-turns', String(spec.maxTurns)]),
-    ...(options.settingSources === undefined ? [] : ['--setting-sources', options.settingSources]),
+    ...(settingSources === undefined ? [] : ['--setting-sources', settingSources]),
     ...(options.settings === undefined ? [] : ['--settings', path.resolve(experimentDir, options.settings)]),
     ...spec.args,
   ]
@@ -132,7 +142,7 @@ export class ClaudeCodeAgent implements Agent {
       transcriptDone.catch(() => undefined)
       const end = await runAgentProcess({
         file: this.#bin,
-        args: claudeArgs(this.#spec, this.#options, request.budgetUsd, this.#experimentDir),
+        args: claudeArgs(this.#spec, this.#options, request, this.#experimentDir),
         cwd: request.workspace,
         env: claudeEnv(request.env, this.#options, scripted?.url),
         input: request.prompt,

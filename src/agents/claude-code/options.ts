@@ -41,8 +41,8 @@ export const ClaudeCodeOptionsSchema = z.strictObject({
   settings: z.string().min(1).optional(),
   /** Seconds between SIGTERM and SIGKILL when the run's process group is killed. Default 5. */
   killGraceSeconds: z.number().nonnegative().default(5),
-  /** Drive the real CLI with the scripted model server on 127.0.0.1 (no account, no network). */
-  scriptedModel: z.union([z.literal(true).transform(() => ScriptedModelOptionsSchema.parse({})), ScriptedModelOptionsSchema]).optional(),
+  /** Drive the real CLI with the scripted model server on 127.0.0.1 (no account, no network). `true`: the defaults. */
+  scriptedModel: z.preprocess((value) => (value === true ? {} : value), ScriptedModelOptionsSchema).optional(),
 })
 export type ClaudeCodeOptions = z.infer<typeof ClaudeCodeOptionsSchema>
 export type ClaudeCodeOptionsInput = z.input<typeof ClaudeCodeOptionsSchema>

@@ -61,6 +61,16 @@ describe('the scripted model reacts to context, through the real CLI', () => {
     expect(await readFile(path.join(workspace, 'src/greet.js'), 'utf8')).toBe(GREET_AFTER)
   })
 
+  test('setting sources fixed to none by the run: the workspace\'s hooks are not loaded, so nothing changes', async () => {
+    const workspace = await sandbox.workspace('no-sources')
+    await put(workspace, '.claude/settings.json', JSON.stringify(hookSettings))
+    const agent = new ClaudeCodeAgent(claudeSpec({ options: { scriptedModel: { wrongEditRate: 0, hintedDecoyRate: 0 } } }), { experimentDir: sandbox.dir })
+    const result = await agent.run(await sandbox.request(workspace, { seed: 3, settingSources: [] }))
+    expect(result.hooksFired).toEqual({})
+    expect(result.toolCallsBeforeFirstEdit).toBe(baseline.toolCallsBeforeFirstEdit)
+    expect(result.turns).toBe(baseline.turns)
+  })
+
   test('a CLAUDE.md naming the file does the same', async () => {
     const workspace = await sandbox.workspace('claude-md')
     await put(workspace, 'CLAUDE.md', '# Project notes\n\nThe greeting text is built in src/greet.js.\n')
