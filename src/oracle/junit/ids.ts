@@ -64,3 +64,15 @@ export function pytestNodeId(classname: string, name: string, testFiles: readonl
   const classes = owner === best.module ? [] : owner.slice(best.module.length + 1).split('.')
   return joinId(best.file, ...classes, leaf)
 }
+
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" }
+
+/**
+ * Decodes XML's five named entities once more. Node 20's JUnit reporter
+ * escapes test names twice (`"` becomes `&amp;quot;`), so after the parser's
+ * own decoding a name still reads `&quot;`; decoding again gives the same id
+ * whether or not a Node version has the double escaping.
+ */
+export function decodeXmlEntities(text: string): string {
+  return text.replace(/&(amp|lt|gt|quot|apos);/g, (_, name: string) => ENTITIES[name]!)
+}

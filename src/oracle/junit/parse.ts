@@ -1,6 +1,6 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser'
 import { DataError } from '../../errors.ts'
-import { joinId, NESTING_SEPARATOR, normalizeIdPart, pytestNodeId } from './ids.ts'
+import { decodeXmlEntities, joinId, NESTING_SEPARATOR, normalizeIdPart, pytestNodeId } from './ids.ts'
 import { worseStatus, type JUnitFormat, type JUnitResults, type TestStatus } from './results.ts'
 
 /** What the parser needs to know about the run that wrote the report. */
@@ -90,8 +90,8 @@ function caseId(format: JUnitFormat, raw: RawCase, options: ParseJUnitOptions): 
       // The classname is always "test"; the nesting comes from the suites (top-level <testsuite>
       // elements are describe blocks, not files). A test file that
       // failed to load is reported as one case named by its absolute path (made relative above).
-      const suites = raw.suites.map((suite) => norm(suite)).filter((suite) => suite !== '')
-      return joinId(file, [...suites, name].join(NESTING_SEPARATOR))
+      const suites = raw.suites.map((suite) => norm(decodeXmlEntities(suite))).filter((suite) => suite !== '')
+      return joinId(file, [...suites, norm(decodeXmlEntities(attr(raw.node, 'name') ?? ''))].join(NESTING_SEPARATOR))
     }
     case 'vitest':
       // The classname is the test file; a file that failed to load is one case named by the file.

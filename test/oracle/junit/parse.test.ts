@@ -107,3 +107,12 @@ describe('parseJUnit', () => {
     expect(() => parseJUnit('<html><body>not junit</body></html>')).toThrow(/neither <testsuites> nor <testsuite>/)
   })
 })
+
+describe('parseJUnit on node --test names with quotes', () => {
+  it('reads the name node 20 escapes twice the same as a singly escaped one', () => {
+    const twice = '<testsuites><testcase name="under &amp;quot;uncategorised&amp;quot; &amp;amp; more" classname="test"/></testsuites>'
+    const once = '<testsuites><testcase name="under &quot;uncategorised&quot; &amp; more" classname="test"/></testsuites>'
+    expect([...parseJUnit(twice).tests.keys()]).toEqual(['under "uncategorised" & more'])
+    expect([...parseJUnit(once).tests.keys()]).toEqual(['under "uncategorised" & more'])
+  })
+})

@@ -1,0 +1,3 @@
+export { readStatement } from './ledgerread.js'
+export { summarize } from './tallyup.js'
+export { formatMoney } from './moneyfmt.js'

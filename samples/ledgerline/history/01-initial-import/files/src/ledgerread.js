@@ -1,0 +1,30 @@
+import { parseAmount } from './amountparse.js'
+import { parseDate } from './datefield.js'
+import { splitLines, splitRow } from './rowsplit.js'
+
+/**
+ * Reading a whole statement: the header row names the columns, every other
+ * row is one entry.
+ */
+
+const REQUIRED = ['date', 'description', 'amount']
+
+/** Reads CSV text into entries `{ date, description, amount, category }`. */
+export function readStatement(text) {
+  const [header, ...rows] = splitLines(text)
+  if (header === undefined) return []
+  const columns = splitRow(header)
+  for (const name of REQUIRED) {
+    if (!columns.includes(name)) throw new Error(`the header row has no "${name}" column`)
+  }
+  const at = (fields, name) => fields[columns.indexOf(name)]
+  return rows.map((row) => {
+    const fields = splitRow(row)
+    return {
+      date: parseDate(at(fields, 'date')),
+      description: at(fields, 'description'),
+      amount: parseAmount(at(fields, 'amount')),
+      category: columns.includes('category') ? at(fields, 'category') || 'uncategorised' : 'uncategorised',
+    }
+  })
+}
