@@ -8,7 +8,7 @@ function naiveInterval(values: readonly number[], resamples: number, seed: strin
   const random = seedrandom(String(seed))
   const medians: number[] = []
   for (let b = 0; b < resamples; b++) {
-    const sample = Array.from({ length: values.length }, () => values[Math.floor(random() * values.length)]!)
+    const sample = Array.from({ length: values.length }, () => values[Math.floor(random.quick() * values.length)]!)
     medians.push(median(sample))
   }
   return [quantile(medians, 0.025), quantile(medians, 0.975)]
