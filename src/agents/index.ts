@@ -4,6 +4,7 @@ import { NoopAgent } from './builtin/noop.ts'
 import { ClaudeCodeAgent } from './claude-code/adapter.ts'
 import { CodexAgent } from './codex/agent.ts'
 import { CommandAgent } from './command/agent.ts'
+import { CursorAgent } from './cursor/agent.ts'
 import { GeminiAgent } from './gemini/agent.ts'
 import type { Agent } from './types.ts'
 
@@ -28,6 +29,8 @@ export function createAgent(spec: AgentSpec, _context: AgentContext): Agent {
       return new CodexAgent(spec)
     case 'gemini':
       return new GeminiAgent(spec)
+    case 'cursor':
+      return new CursorAgent(spec)
     case 'command':
       return new CommandAgent(spec, _context)
     default:

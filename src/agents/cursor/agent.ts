@@ -1,0 +1,142 @@
+import { readFileSync } from 'node:fs'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { createRequire } from 'node:module'
+import os from 'node:os'
+import path from 'node:path'
+import { HarnessFailure, SpecError } from '../../errors.ts'
+import type { AgentSpec } from '../../experiment/schema.ts'
+import { parseAdapterOptions } from '../options.ts'
+import { hasPrice, priceTokens, type PriceKey } from '../pricing/price.ts'
+import { pricedAgentVersion } from '../pricing/version.ts'
+import { runAgentProcess } from '../process.ts'
+import { saveTranscript } from '../transcript.ts'
+import type { Agent, AgentRunRequest, AgentRunResult } from '../types.ts'
+import { classifyCursorSession, CURSOR_MIN_NODE, nodeTooOld } from './classify.ts'
+import { CursorOptionsSchema, type CursorOptions } from './options.ts'
+import { readCursorStream } from './stream.ts'
+
+const RUNNER = path.join(import.meta.dirname, 'runner.mjs')
+
+/** The installed `@cursor/sdk` version. */
+export function cursorSdkVersion(): string {
+  // The package's `exports` hide its package.json; it sits two folders above the ESM entry.
+  let dir = path.dirname(createRequire(import.meta.url).resolve('@cursor/sdk'))
+  for (;;) {
+    try {
+      const pkg = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string }
+      if (pkg.name === '@cursor/sdk' && pkg.version !== undefined) return pkg.version
+    } catch {
+      // keep walking up
+    }
+    if (path.dirname(dir) === dir) throw new Error('cannot find the version of @cursor/sdk (is it installed?)')
+    dir = path.dirname(dir)
+  }
+}
+
+/**
+ * `cursor`: a local Cursor agent through `@cursor/sdk`
+ * (`Agent.create({model:{id}, local:{cwd, settingSources}})`, `agent.send`,
+ * `run.wait()`), priced from the `turn-ended` usage with
+ * `@pydantic/genai-prices`. The SDK runs in a child process (`runner.mjs`)
+ * in its own process group: its unhandled rejection (no key) or a native
+ * crash ends that process, never the harness, and the timeout kills it whole.
+ * Runs keep the SDK's local store in a scratch folder (JSONL, which works
+ * without `node:sqlite`).
+ *
+ * Spec: `agent.model` is required (Cursor's model id; when the price table
+ * names it differently set `options.priceModel`). Options: see
+ * `CursorOptionsSchema`. The Cursor backend speaks Cursor's own protocol, so
+ * unlike the other CLIs this agent cannot be driven by the scripted model
+ * server; see the cursor tests for what runs here.
+ */
+export class CursorAgent implements Agent {
+  readonly kind = 'cursor'
+  readonly #spec: AgentSpec
+  readonly #options: CursorOptions
+  readonly #model: string
+  readonly #price: PriceKey
+
+  constructor(spec: AgentSpec) {
+    this.#spec = spec
+    this.#options = parseAdapterOptions('cursor', CursorOptionsSchema, spec)
+    if (spec.model === undefined) throw new SpecError('the cursor agent needs agent.model: the Cursor model id the session runs (and is priced as, unless options.priceModel says otherwise)')
+    this.#model = spec.model
+    this.#price = { model: this.#options.priceModel ?? spec.model, ...(this.#options.priceProvider === undefined ? {} : { provider: this.#options.priceProvider }) }
+    if (!hasPrice(this.#price)) {
+      throw new SpecError(`the cursor agent's model "${this.#price.model}" has no price in @pydantic/genai-prices: set agent.options.priceModel (and priceProvider) to the model it is billed as, e.g. "claude-sonnet-4-5" / "anthropic"`)
+    }
+  }
+
+  get #node(): string {
+    return this.#options.node ?? process.execPath
+  }
+
+  async #nodeVersion(env: Readonly<Record<string, string>>): Promise<string> {
+    if (this.#options.node === undefined) return process.versions.node
+    const result = await runAgentProcess({ file: this.#options.node, args: ['--version'], cwd: process.cwd(), env, timeoutMs: 30_000 })
+    if (result.exitCode !== 0) throw new SpecError(`agent.options.node "${this.#options.node}" does not run: ${result.stderr.trim().slice(-300)}`)
+    return result.stdout.trim().replace(/^v/, '')
+  }
+
+  /**
+   * `@cursor/sdk <version>` and the price table's. Refuses a Node older than
+   * the SDK needs before any run: there its local agent crashes.
+   */
+  async version(env: Readonly<Record<string, string>>): Promise<string> {
+    const node = await this.#nodeVersion(env)
+    if (nodeTooOld(node)) {
+      throw new SpecError(
+        `the cursor agent needs Node >= ${CURSOR_MIN_NODE.join('.')} (@cursor/sdk's engines; on Node ${node} its native tree-sitter binding segfaults when a local session starts): set agent.options.node to a newer Node executable`,
+      )
+    }
+    return pricedAgentVersion(`@cursor/sdk ${cursorSdkVersion()}`)
+  }
+
+  async run(request: AgentRunRequest): Promise<AgentRunResult> {
+    const key = request.env[this.#options.apiKeyEnv]
+    if (key === undefined || key === '') {
+      throw new HarnessFailure('auth', `cursor: ${this.#options.apiKeyEnv} is not set in the run's environment (pass it with the experiment's env.pass): no Cursor API key`)
+    }
+    const env: Record<string, string> = { ...request.env, CURSOR_API_KEY: key }
+    if (this.#options.backendUrl !== undefined) env.CURSOR_BACKEND_URL = this.#options.backendUrl
+    const nodeVersion = await this.#nodeVersion(request.env)
+    const storeDir = await mkdtemp(path.join(os.tmpdir(), 'cursor-store-'))
+    try {
+      const result = await runAgentProcess({
+        file: this.#node,
+        args: [RUNNER],
+        cwd: request.workspace,
+        env,
+        input: JSON.stringify({ prompt: request.prompt, model: this.#model, cwd: request.workspace, settingSources: this.#options.settingSources, storeDir }),
+        timeoutMs: request.timeoutMs,
+        killGraceMs: this.#options.killGraceSeconds * 1000,
+        ...(request.signal === undefined ? {} : { signal: request.signal }),
+      })
+      const transcriptSha256 = await saveTranscript(request.transcriptPath, result.stdout === '' ? '' : `${result.stdout}\n`)
+      const stream = readCursorStream(result.stdout.split('\n'))
+      const outcome = classifyCursorSession(stream, {
+        exitCode: result.exitCode,
+        signal: result.signal,
+        timedOut: result.timedOut,
+        aborted: result.aborted,
+        stderr: result.stderr,
+        nodeVersion,
+      })
+      return {
+        stop: outcome.stop,
+        costUsd: stream.tokens === null ? 0 : priceTokens(stream.tokens, this.#price).costUsd,
+        costSource: 'priced',
+        tokens: stream.tokens,
+        turns: stream.turns,
+        toolCalls: stream.toolCalls,
+        toolCallsBeforeFirstEdit: stream.toolCallsBeforeFirstEdit,
+        wallMs: result.wallMs,
+        model: stream.model ?? this.#model,
+        transcriptSha256,
+        hooksFired: null,
+      }
+    } finally {
+      await rm(storeDir, { recursive: true, force: true })
+    }
+  }
+}

@@ -1,0 +1,87 @@
+import { HarnessFailure } from '../../errors.ts'
+import type { CursorError, CursorStream } from './stream.ts'
+
+/**
+ * What a Cursor session was, from the runner's output and how the runner
+ * ended: a session the oracle can judge, or a harness failure.
+ */
+
+/** How the runner process ended. */
+export interface CursorExit {
+  readonly exitCode: number | null
+  readonly signal: string | null
+  readonly timedOut: boolean
+  readonly aborted: boolean
+  readonly stderr: string
+  /** The Node that ran it (`process.versions.node` style), for crash messages. */
+  readonly nodeVersion: string
+}
+
+export type CursorOutcome = { readonly stop: 'completed' } | { readonly stop: 'timeout' }
+
+/** `@cursor/sdk` 1.0.32's `engines.node`. */
+export const CURSOR_MIN_NODE = [22, 13] as const
+
+/** True when `version` (e.g. `20.20.2`) is older than the SDK's minimum. */
+export function nodeTooOld(version: string): boolean {
+  const [major = 0, minor = 0] = version.replace(/^v/, '').split('.').map(Number)
+  return major < CURSOR_MIN_NODE[0] || (major === CURSOR_MIN_NODE[0] && minor < CURSOR_MIN_NODE[1])
+}
+
+const AUTH = /\b401\b|unauthenticated|invalid api key|api key is (missing|required)|not logged in/i
+
+/** The reason an SDK error stands for. */
+export function cursorErrorReason(error: CursorError): 'auth' | 'api-error' | 'refused' {
+  if (error.name === 'AuthenticationError' || error.code === 'unauthenticated' || AUTH.test(error.message)) return 'auth'
+  if (error.name === 'ConfigurationError' && error.isRetryable !== true) return 'refused'
+  return 'api-error'
+}
+
+function tail(text: string, chars = 600): string {
+  const trimmed = text.trim()
+  return trimmed.length <= chars ? trimmed : `…${trimmed.slice(-chars)}`
+}
+
+/**
+ * Classifies a Cursor session: an SDK error (thrown, or an unhandled
+ * rejection) is a failure whatever `wait()` said; a run that `wait()`
+ * reports `finished` with usage is completed; a runner that died on a signal
+ * crashed (on Node older than 22.13 the SDK's native tree-sitter binding
+ * segfaults as soon as a local session starts).
+ */
+export function classifyCursorSession(stream: CursorStream, exit: CursorExit): CursorOutcome {
+  if (exit.aborted) throw new HarnessFailure('crash', 'cursor: the run was aborted', { retryable: false })
+  if (exit.timedOut) {
+    const last = stream.errors.at(-1)
+    if (stream.modelOutputs === 0 || stream.lastTag === 'error' || stream.lastTag === 'unhandledRejection') {
+      throw new HarnessFailure(
+        last === undefined ? 'api-error' : cursorErrorReason(last) === 'auth' ? 'auth' : 'api-error',
+        `cursor: no answer from the Cursor backend before the timeout${last === undefined ? ' (the request stalled)' : `; last error: ${last.message}`}`,
+      )
+    }
+    return { stop: 'timeout' }
+  }
+  if (exit.signal !== null || (exit.exitCode !== null && exit.exitCode > 128)) {
+    const hint = nodeTooOld(exit.nodeVersion)
+      ? ` (this is Node ${exit.nodeVersion}; @cursor/sdk needs Node >= ${CURSOR_MIN_NODE.join('.')}: its native tree-sitter binding crashes older ones — set agent.options.node to a newer Node)`
+      : ''
+    throw new HarnessFailure('crash', `cursor: the SDK runner died (${exit.signal ?? `exit ${exit.exitCode}`})${hint}${exit.stderr.trim() === '' ? '' : `: ${tail(exit.stderr)}`}`, {
+      retryable: hint === '',
+    })
+  }
+  const error = stream.errors.find((candidate) => cursorErrorReason(candidate) === 'auth') ?? stream.errors.at(-1)
+  if (error !== undefined) {
+    const reason = cursorErrorReason(error)
+    throw new HarnessFailure(reason, `cursor: ${error.name ?? 'error'}: ${error.message}`, reason === 'refused' ? { retryable: false } : {})
+  }
+  if (stream.status === 'error' || stream.status === 'cancelled') {
+    const message = stream.runError ?? `the run ended with status ${stream.status}`
+    throw new HarnessFailure(AUTH.test(message) ? 'auth' : 'agent-error', `cursor: ${message}`)
+  }
+  if (exit.exitCode !== 0) throw new HarnessFailure('crash', `cursor: the SDK runner exited ${exit.exitCode}${exit.stderr.trim() === '' ? '' : `: ${tail(exit.stderr)}`}`)
+  if (stream.status !== 'finished') throw new HarnessFailure('no-result', 'cursor: the run never reported a result (no wait() status)')
+  if (stream.tokens === null) throw new HarnessFailure('no-result', 'cursor: the run reported no token usage (no turn-ended usage), so it cannot be priced')
+  const { input, output, cacheRead, cacheWrite } = stream.tokens
+  if (input + output + cacheRead + cacheWrite === 0) throw new HarnessFailure('zero-cost', 'cursor: the run finished with zero tokens used: the model was never called')
+  return { stop: 'completed' }
+}

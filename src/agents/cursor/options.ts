@@ -1,0 +1,20 @@
+import { z } from 'zod'
+
+/** The `cursor` agent's `options` (an experiment's `agent.options`). */
+export const CursorOptionsSchema = z.strictObject({
+  /** The environment variable holding the Cursor API key (default `CURSOR_API_KEY`); a run without it fails fast as `auth`. */
+  apiKeyEnv: z.string().min(1).default('CURSOR_API_KEY'),
+  /** The Cursor backend (`CURSOR_BACKEND_URL`; default the SDK's, `https://api2.cursor.sh`). */
+  backendUrl: z.url().optional(),
+  /** `local.settingSources`: which Cursor settings (rules, hooks) the agent loads. Default: the workspace's and the run HOME's. */
+  settingSources: z.array(z.enum(['project', 'user', 'team', 'mdm', 'plugins', 'all'])).default(['project', 'user']),
+  /** The Node executable that runs the SDK (default: the harness's own). @cursor/sdk 1.0.32 needs Node >= 22.13. */
+  node: z.string().min(1).optional(),
+  /** The price table's name for the model, when it differs from `agent.model` (Cursor's ids rarely match it). */
+  priceModel: z.string().min(1).optional(),
+  /** The price table's provider (default: matched from the model id). */
+  priceProvider: z.string().min(1).optional(),
+  /** Seconds between SIGTERM and SIGKILL when the run's process group is killed (default 2). */
+  killGraceSeconds: z.number().nonnegative().default(2),
+})
+export type CursorOptions = z.infer<typeof CursorOptionsSchema>
