@@ -6,6 +6,7 @@ import type { AgentSpec } from '../../experiment/schema.ts'
 import { hasPrice, priceRequests, priceTokens, sumTokens, type PriceKey } from '../pricing/price.ts'
 import { pricedAgentVersion } from '../pricing/version.ts'
 import { runAgentProcess } from '../process.ts'
+import { SCRIPTED_MODEL_KEY, startScriptedRun } from '../scripted-run.ts'
 import { saveTranscript } from '../transcript.ts'
 import type { Agent, AgentRunRequest, AgentRunResult } from '../types.ts'
 import { classifyCodexSession } from './classify.ts'
@@ -92,17 +93,22 @@ export class CodexAgent implements Agent {
     return pricedAgentVersion(line)
   }
 
+  /** The options in effect (defaults applied). */
+  get options(): CodexOptions {
+    return this.#options
+  }
+
   /** The arguments of `codex exec` for a prompt. */
-  execArgs(prompt: string): string[] {
+  execArgs(prompt: string, options: CodexOptions = this.#options): string[] {
     return [
       'exec',
       '--json',
       '--skip-git-repo-check',
       '--sandbox',
-      this.#options.sandbox,
+      options.sandbox,
       '-m',
       this.#model,
-      ...codexConfigArgs(this.#options),
+      ...codexConfigArgs(options),
       ...this.#spec.args,
       '--',
       prompt,
@@ -110,12 +116,29 @@ export class CodexAgent implements Agent {
   }
 
   async run(request: AgentRunRequest): Promise<AgentRunResult> {
-    const env: Record<string, string> = { ...request.env }
+    const scripted = this.#options.scriptedModel === undefined ? undefined : await startScriptedRun(request, this.#options.scriptedModel)
+    try {
+      if (scripted === undefined) return await this.#run(request, this.#options, {})
+      const options: CodexOptions = {
+        ...this.#options,
+        baseUrl: `${scripted.url}/v1`,
+        envKey: 'TASK_OUTCOME_SCRIPTED_MODEL_KEY',
+        requestMaxRetries: this.#options.requestMaxRetries ?? 0,
+        streamMaxRetries: this.#options.streamMaxRetries ?? 0,
+      }
+      return await this.#run(request, options, { TASK_OUTCOME_SCRIPTED_MODEL_KEY: SCRIPTED_MODEL_KEY })
+    } finally {
+      await scripted?.close()
+    }
+  }
+
+  async #run(request: AgentRunRequest, options: CodexOptions, extraEnv: Record<string, string>): Promise<AgentRunResult> {
+    const env: Record<string, string> = { ...request.env, ...extraEnv }
     const codexHome = env.CODEX_HOME ?? path.join(env.HOME ?? path.join(path.dirname(request.transcriptPath), 'home'), '.codex')
     env.CODEX_HOME = codexHome
     await mkdir(codexHome, { recursive: true })
     const result = await runAgentProcess({
-      ...this.#command(this.execArgs(request.prompt)),
+      ...this.#command(this.execArgs(request.prompt, options)),
       cwd: request.workspace,
       env,
       timeoutMs: request.timeoutMs,

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { ScriptedModelOptionSchema } from '../scripted-run.ts'
 
 /**
  * The `codex` agent's `options` (an experiment's `agent.options`). Unknown
@@ -27,5 +28,12 @@ export const CodexOptionsSchema = z.strictObject({
   priceModel: z.string().min(1).optional(),
   /** The price table's provider (default `openai`). */
   priceProvider: z.string().min(1).default('openai'),
+  /**
+   * Run against the project's scripted model server instead of a real model
+   * (no account, no network): `true`, or its options (`wrongEditRate`,
+   * `faults`, `latencyMs`, …). It replaces `baseUrl` and `envKey`, and sets
+   * no retries unless `requestMaxRetries`/`streamMaxRetries` say otherwise.
+   */
+  scriptedModel: ScriptedModelOptionSchema,
 })
 export type CodexOptions = z.infer<typeof CodexOptionsSchema>

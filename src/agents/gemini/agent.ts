@@ -7,6 +7,7 @@ import { parseAdapterOptions } from '../options.ts'
 import { hasPrice, priceRequests, priceTokens, sumTokens, type PriceKey } from '../pricing/price.ts'
 import { pricedAgentVersion } from '../pricing/version.ts'
 import { runAgentProcess } from '../process.ts'
+import { SCRIPTED_MODEL_KEY, startScriptedRun } from '../scripted-run.ts'
 import { saveTranscript } from '../transcript.ts'
 import type { Agent, AgentRunRequest, AgentRunResult } from '../types.ts'
 import { readChat, type GeminiChat } from './chat.ts'
@@ -84,17 +85,33 @@ export class GeminiAgent implements Agent {
     return pricedAgentVersion(`gemini-cli ${version}`)
   }
 
+  /** The options in effect (defaults applied). */
+  get options(): GeminiOptions {
+    return this.#options
+  }
+
   /** The CLI's arguments for a prompt. */
   cliArgs(prompt: string): string[] {
     return ['-p', prompt, '-o', 'stream-json', '--skip-trust', '--approval-mode', this.#options.approvalMode, '-m', this.#model, ...this.#spec.args]
   }
 
   async run(request: AgentRunRequest): Promise<AgentRunResult> {
-    const env: Record<string, string> = { ...request.env }
-    if (this.#options.baseUrl !== undefined) env.GOOGLE_GEMINI_BASE_URL = this.#options.baseUrl
+    const scripted = this.#options.scriptedModel === undefined ? undefined : await startScriptedRun(request, this.#options.scriptedModel)
+    try {
+      if (scripted === undefined) return await this.#run(request, this.#options, {})
+      const options: GeminiOptions = { ...this.#options, baseUrl: scripted.url, maxAttempts: this.#options.maxAttempts ?? 1 }
+      return await this.#run(request, options, { GEMINI_API_KEY: SCRIPTED_MODEL_KEY })
+    } finally {
+      await scripted?.close()
+    }
+  }
+
+  async #run(request: AgentRunRequest, options: GeminiOptions, extraEnv: Record<string, string>): Promise<AgentRunResult> {
+    const env: Record<string, string> = { ...request.env, ...extraEnv }
+    if (options.baseUrl !== undefined) env.GOOGLE_GEMINI_BASE_URL = options.baseUrl
     const home = env.HOME ?? path.join(path.dirname(request.transcriptPath), 'home')
     env.HOME = home
-    await writeRunSettings(home, geminiRunSettings(this.#spec, this.#options))
+    await writeRunSettings(home, geminiRunSettings(this.#spec, options))
     const result = await runAgentProcess({
       ...this.#command(this.cliArgs(request.prompt)),
       cwd: request.workspace,

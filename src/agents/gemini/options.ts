@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { ScriptedModelOptionSchema } from '../scripted-run.ts'
 
 /**
  * The `gemini` agent's `options` (an experiment's `agent.options`). Unknown
@@ -23,5 +24,12 @@ export const GeminiOptionsSchema = z.strictObject({
   priceModel: z.string().min(1).optional(),
   /** The price table's provider (default `google`). */
   priceProvider: z.string().min(1).default('google'),
+  /**
+   * Run against the project's scripted model server instead of a real model
+   * (no account, no network): `true`, or its options (`wrongEditRate`,
+   * `faults`, `latencyMs`, …). It replaces `baseUrl` and the key, and makes
+   * one API attempt per request unless `maxAttempts` says otherwise.
+   */
+  scriptedModel: ScriptedModelOptionSchema,
 })
 export type GeminiOptions = z.infer<typeof GeminiOptionsSchema>

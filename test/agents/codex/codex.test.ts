@@ -9,7 +9,7 @@ import type { FaultRuleInput } from '../../../src/agents/scripted-model/faults.t
 import { openaiResponses } from '../../../src/agents/scripted-model/openai-responses.ts'
 import { HarnessFailure } from '../../../src/errors.ts'
 import { AgentSpecSchema } from '../../../src/experiment/schema.ts'
-import { GREET_AFTER, GREET_TASK, makeRunFolders, processesOf, runRequest, type RunFolders } from './scripted-session.ts'
+import { GREET_AFTER, GREET_TASK, makeRunFolders, processesOf, runRequest, taskWithSolution, type RunFolders } from './scripted-session.ts'
 
 // The real Codex CLI (@openai/codex 0.171.0, its native binary) runs whole sessions against
 // the project's scripted model server on 127.0.0.1 speaking the OpenAI Responses API. Codex's
@@ -162,5 +162,17 @@ describe('processesOf', () => {
     expect(processesOf(folders.root)).toContain(child.pid)
     child.kill('SIGKILL')
     await child
+  })
+})
+
+describe('codex with options.scriptedModel', () => {
+  it('starts its own scripted model server, which learns the fix from the task, and the real CLI applies it', async () => {
+    const scriptedAgent = new CodexAgent(AgentSpecSchema.parse({ kind: 'codex', model: MODEL, options: { scriptedModel: { wrongEditRate: 0 } } }))
+    expect(scriptedAgent.options.scriptedModel).toMatchObject({ wrongEditRate: 0, faults: [] })
+    const result = await scriptedAgent.run(runRequest(folders, { task: await taskWithSolution(folders) }))
+    expect(result.stop).toBe('completed')
+    expect(result.costUsd).toBeGreaterThan(0)
+    expect(result.turns).toBeGreaterThan(1)
+    expect(await readFile(path.join(folders.workspace, 'src/greet.js'), 'utf8')).toBe(GREET_AFTER)
   })
 })

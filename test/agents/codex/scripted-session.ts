@@ -113,3 +113,13 @@ export function processesOf(dir: string): number[] {
   }
   return found
 }
+
+/**
+ * The folder task with a reference solution (a script that applies the fix),
+ * from which an adapter's `scriptedModel` option learns what to do.
+ */
+export async function taskWithSolution(folders: RunFolders): Promise<FolderTask> {
+  const solve = path.join(folders.root, 'solve.sh')
+  await writeFile(solve, `#!/bin/bash\nsed -i 's/"Hello "/"Hello, "/' src/greet.js\n`)
+  return { ...placeholderTask(folders), solution: { kind: 'script', path: solve } }
+}

@@ -9,7 +9,7 @@ import { geminiApi } from '../../../src/agents/scripted-model/gemini.ts'
 import { planSession } from '../../../src/agents/scripted-model/policy.ts'
 import { HarnessFailure } from '../../../src/errors.ts'
 import { AgentSpecSchema } from '../../../src/experiment/schema.ts'
-import { GREET_AFTER, GREET_TASK, makeRunFolders, processesOf, runRequest, type RunFolders } from '../codex/scripted-session.ts'
+import { GREET_AFTER, GREET_TASK, makeRunFolders, processesOf, runRequest, taskWithSolution, type RunFolders } from '../codex/scripted-session.ts'
 
 // The real Gemini CLI (@google/gemini-cli 0.61.0) runs whole sessions against the project's
 // scripted model server on 127.0.0.1 speaking the Gemini API (GOOGLE_GEMINI_BASE_URL). The
@@ -126,5 +126,16 @@ describe('gemini against the scripted model server', () => {
     const scripted = await start(3)
     const result = await agent(scripted.url, { maxTurns: 2 }).run(runRequest(folders, { env: withKey }))
     expect(result.stop).toBe('max-turns')
+  })
+})
+
+describe('gemini with options.scriptedModel', () => {
+  it('starts its own scripted model server, which learns the fix from the task, and the real CLI applies it', async () => {
+    const scriptedAgent = new GeminiAgent(AgentSpecSchema.parse({ kind: 'gemini', model: MODEL, options: { scriptedModel: { wrongEditRate: 0 } } }))
+    const result = await scriptedAgent.run(runRequest(folders, { task: await taskWithSolution(folders) }))
+    expect(result.stop).toBe('completed')
+    expect(result.costUsd).toBeGreaterThan(0)
+    expect(result.turns).toBeGreaterThan(1)
+    expect(await readFile(path.join(folders.workspace, 'src/greet.js'), 'utf8')).toBe(GREET_AFTER)
   })
 })

@@ -1,0 +1,36 @@
+import { z } from 'zod'
+import { ScriptedModelOptionsSchema, type ScriptedModelOptions } from './claude-code/options.ts'
+import { startScriptedModel, type ScriptedModelServer } from './scripted-model/index.ts'
+import { learnScriptedTask } from './scripted-model/task-knowledge.ts'
+import type { AgentRunRequest } from './types.ts'
+
+/**
+ * `options.scriptedModel` for the agents that drive a real CLI against a
+ * model API (codex, gemini; claude-code has its own): each run gets its own
+ * scripted model server on 127.0.0.1, which learns the task's reference fix
+ * and plays a seeded session, so the real CLI runs with no account and no
+ * network. `true` means the defaults.
+ */
+export const ScriptedModelOptionSchema = z.union([z.literal(true).transform(() => ScriptedModelOptionsSchema.parse({})), ScriptedModelOptionsSchema]).optional()
+
+/** The API key the CLIs are given for the scripted model server (any value passes; the server checks none). */
+export const SCRIPTED_MODEL_KEY = 'scripted-model-key'
+
+/** Starts the run's scripted model server (speaking every protocol it knows). Close it when the run ends. */
+export async function startScriptedRun(request: AgentRunRequest, scripted: ScriptedModelOptions): Promise<ScriptedModelServer> {
+  const task = await learnScriptedTask(request.task, request.workspace, request.env)
+  return startScriptedModel({
+    task,
+    seed: request.seed,
+    workspace: request.workspace,
+    faults: scripted.faults,
+    latencyMs: scripted.latencyMs,
+    zeroUsage: scripted.zeroUsage,
+    policy: {
+      ...(scripted.wrongEditRate === undefined ? {} : { wrongEditRate: scripted.wrongEditRate }),
+      ...(scripted.searches === undefined ? {} : { searches: scripted.searches }),
+      ...(scripted.decoyReads === undefined ? {} : { decoyReads: scripted.decoyReads }),
+      ...(scripted.hintedDecoyRate === undefined ? {} : { hintedDecoyRate: scripted.hintedDecoyRate }),
+    },
+  })
+}

@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest'
+import { CodexAgent, codexConfigArgs } from '../../../src/agents/codex/agent.ts'
+import { CodexOptionsSchema } from '../../../src/agents/codex/options.ts'
+import { SpecError } from '../../../src/errors.ts'
+import { AgentSpecSchema } from '../../../src/experiment/schema.ts'
+
+const spec = (extra: Record<string, unknown>) => AgentSpecSchema.parse({ kind: 'codex', model: 'gpt-5.5', ...extra })
+
+describe('codex options', () => {
+  it('define a responses provider for baseUrl, with its key variable and retries', () => {
+    const options = CodexOptionsSchema.parse({ baseUrl: 'http://127.0.0.1:9/v1', envKey: 'MY_KEY', requestMaxRetries: 0, config: { 'features.web_search': 'false' } })
+    expect(codexConfigArgs(options)).toEqual([
+      '-c', 'model_provider="task-outcome"',
+      '-c', 'model_providers.task-outcome.name="task-outcome provider"',
+      '-c', 'model_providers.task-outcome.base_url="http://127.0.0.1:9/v1"',
+      '-c', 'model_providers.task-outcome.env_key="MY_KEY"',
+      '-c', 'model_providers.task-outcome.wire_api="responses"',
+      '-c', 'model_providers.task-outcome.supports_websockets=false',
+      '-c', 'model_providers.task-outcome.request_max_retries=0',
+      '-c', 'features.web_search=false',
+    ])
+  })
+
+  it('run codex exec with --json, the sandbox, the model and the prompt after --', () => {
+    const args = new CodexAgent(spec({ args: ['--enable', 'x'] })).execArgs('-fix it')
+    expect(args.slice(0, 7)).toEqual(['exec', '--json', '--skip-git-repo-check', '--sandbox', 'workspace-write', '-m', 'gpt-5.5'])
+    expect(args.slice(-4)).toEqual(['--enable', 'x', '--', '-fix it'])
+  })
+
+  it('are checked before any run, naming the field', () => {
+    expect(() => new CodexAgent(spec({ options: { baseURL: 'x' } }))).toThrow(/agent\.options: Unrecognized key: "baseURL"/)
+    expect(() => new CodexAgent(spec({ options: { sandbox: 'none' } }))).toThrow(/agent\.options\.sandbox/)
+    expect(() => new CodexAgent(AgentSpecSchema.parse({ kind: 'codex' }))).toThrow(SpecError)
+    expect(() => new CodexAgent(spec({ model: 'my-finetune' }))).toThrow(/no price.*priceModel/)
+    expect(() => new CodexAgent(spec({ model: 'my-finetune', options: { priceModel: 'gpt-5' } }))).not.toThrow()
+  })
+})
