@@ -9,6 +9,11 @@ import { evaluateListed, type ListedOutcome } from './junit/outcome.ts'
 import { runTestCommand, type TestCommandRun } from './test-command.ts'
 import type { OracleOptions, OracleVerdict } from './verdict.ts'
 
+/** The git-fix oracle's verdict: its `oracle` is always the tests' counts and failing ids. */
+export interface FixTestsVerdict extends OracleVerdict {
+  readonly oracle: ListedOutcome
+}
+
 /** Copies one changed path from the workspace into the oracle's copy, or deletes it there when the agent deleted it. */
 async function takeChange(from: string, to: string, file: string): Promise<void> {
   const source = path.join(from, file)
@@ -81,7 +86,7 @@ function describeRun(run: TestCommandRun): string {
  * a conftest that no longer imports) and the run is unsolved, every listed
  * test failing. A run past the oracle timeout is unsolved too.
  */
-export async function runFixTests(task: GitFixTask, workspace: Workspace, options: OracleOptions): Promise<OracleVerdict> {
+export async function runFixTests(task: GitFixTask, workspace: Workspace, options: OracleOptions): Promise<FixTestsVerdict> {
   const isTestPath = testPathPredicate({ testGlobs: task.metadata.test_globs ?? DEFAULT_TEST_GLOBS, testFiles: task.metadata.test_files })
   const changed = await workspace.changedFiles()
   const taken = changed.filter((file) => !isTestPath(file))

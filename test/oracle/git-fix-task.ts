@@ -1,0 +1,85 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { harvest } from '../../src/tasks/harvest/harvest.ts'
+import { buildRule } from '../../src/tasks/harvest/rule.ts'
+import { readCandidatesFile, ruleFromRecord, type CandidatesFile } from '../../src/tasks/harvest/candidates-file.ts'
+import { loadTask } from '../../src/tasks/load.ts'
+import { writeTaskFolder } from '../../src/tasks/select/write-task.ts'
+import type { GitFixTask } from '../../src/tasks/task.ts'
+import { openRepository } from '../../src/workspace/repository.ts'
+import { removeTemplate } from '../../src/workspace/template.ts'
+import { buildRepo, type Step } from '../tasks/harvest/throwaway.ts'
+
+/** A throwaway repository harvested and turned into task folders, ready for workspaces and the oracle. */
+export interface HarvestedFixture {
+  readonly repo: { dir: string; commits: string[] }
+  readonly candidates: CandidatesFile
+  /** One loaded task per candidate, in the candidates file's order. */
+  readonly tasks: GitFixTask[]
+  /** Removes the repository, the task folders and the templates the tasks used. */
+  cleanup(): Promise<void>
+}
+
+/**
+ * Builds a repository from `steps`, harvests it with `testCommand` and the
+ * given test and source globs, and writes a task folder for every candidate
+ * (prompt: the subject), the way `select` does.
+ */
+export async function harvestedTasks(
+  steps: readonly Step[],
+  options: { testCommand: string; source: string[]; tests: string[] },
+): Promise<HarvestedFixture> {
+  const repo = await buildRepo(steps, 'oracle-repo-')
+  const scratch = await mkdtemp(path.join(os.tmpdir(), 'oracle-set-'))
+  const out = path.join(scratch, 'candidates.json')
+  const candidates = await harvest({
+    repo: repo.dir,
+    rule: buildRule({ source: options.source, tests: options.tests }),
+    testCommand: options.testCommand,
+    out,
+    jobs: 2,
+  })
+  const loaded = await readCandidatesFile(out)
+  const repository = await openRepository(repo.dir)
+  const tasks: GitFixTask[] = []
+  try {
+    for (const [index, candidate] of candidates.candidates.entries()) {
+      const name = await writeTaskFolder({
+        setDir: path.join(scratch, 'set'),
+        index: index + 1,
+        candidate,
+        prompt: `${candidate.subject}\n`,
+        repo: loaded.repo,
+        repository,
+        rule: ruleFromRecord(candidates.rule),
+        testCommand: candidates.test_command,
+      })
+      tasks.push((await loadTask(path.join(scratch, 'set', name))) as GitFixTask)
+    }
+  } finally {
+    await repository.dispose()
+  }
+  return {
+    repo,
+    candidates,
+    tasks,
+    async cleanup() {
+      for (const task of tasks) await removeTemplate(task.repo, task.metadata.base)
+      await rm(repo.dir, { recursive: true, force: true })
+      await rm(scratch, { recursive: true, force: true })
+    },
+  }
+}
+
+/** Writes files into a workspace the way an agent would (null deletes). */
+export async function agentWrites(dir: string, files: Readonly<Record<string, string | null>>): Promise<void> {
+  for (const [file, content] of Object.entries(files)) {
+    const target = path.join(dir, file)
+    if (content === null) await rm(target, { force: true })
+    else {
+      await mkdir(path.dirname(target), { recursive: true })
+      await writeFile(target, content)
+    }
+  }
+}
