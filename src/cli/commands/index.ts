@@ -1,7 +1,9 @@
 import type { Command } from 'commander'
+import { registerAnalyze } from './analyze.ts'
 import { registerHarvest } from './harvest.ts'
+import { registerPower } from './power.ts'
 import { registerSelect } from './select.ts'
 import { registerValidate } from './validate.ts'
 
 /** Every CLI command; each adds itself (and its --help) to the program. */
-export const commands: ReadonlyArray<(program: Command) => void> = [registerValidate, registerHarvest, registerSelect]
+export const commands: ReadonlyArray<(program: Command) => void> = [registerValidate, registerHarvest, registerSelect, registerAnalyze, registerPower]

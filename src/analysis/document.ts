@@ -1,0 +1,194 @@
+import type { Comparison } from './comparison.ts'
+import { formatNumber, formatP, formatPercent, formatSeeds, formatUsd, formatUsdChange } from './format.ts'
+import { stageLabel } from './labels.ts'
+import type { AnalysisReport } from './report.ts'
+import type { RunMeasure } from './secondary.ts'
+import { claim, noVerdictSentences, verdictSentence } from './sentences.ts'
+
+/** A piece of a readable report; rendered as Markdown (report.md, the CLI) or HTML (report.html). */
+export type Block =
+  | { readonly kind: 'heading'; readonly level: 1 | 2 | 3; readonly text: string }
+  | { readonly kind: 'label'; readonly tag: string; readonly text: string }
+  | { readonly kind: 'verdict'; readonly verdict: string; readonly text: string }
+  | { readonly kind: 'paragraph'; readonly text: string }
+  | { readonly kind: 'list'; readonly items: readonly string[] }
+  | { readonly kind: 'table'; readonly header: readonly string[]; readonly rows: readonly (readonly string[])[] }
+
+function measureText(value: RunMeasure | null, digits = 1): string {
+  return value === null ? '—' : `${formatNumber(value.median, digits)} (mean ${formatNumber(value.mean, digits)})`
+}
+
+function intervalText(ci: readonly [number, number]): string {
+  return `${formatPercent(ci[0])} to ${formatPercent(ci[1])}`
+}
+
+function criteriaTable(comparison: Comparison): Block {
+  const criteria = comparison.decision.criteria!
+  const several = comparison.primary.p !== comparison.primary.pAdjusted
+  return {
+    kind: 'table',
+    header: ['criterion', 'value', 'needs', 'met'],
+    rows: [
+      [
+        `Wilcoxon signed-rank p (one-sided, exact${several ? ', Holm-adjusted' : ''})`,
+        formatP(criteria.wilcoxon.p),
+        `< ${criteria.wilcoxon.alpha}`,
+        criteria.wilcoxon.met ? 'yes' : 'no',
+      ],
+      ['upper bound of the 95% interval on the median relative change', formatPercent(criteria.interval.upper), '< 0', criteria.interval.met ? 'yes' : 'no'],
+      [
+        `tasks solved: ${comparison.treatment} vs ${comparison.control}`,
+        `${criteria.solved.treatment} vs ${criteria.solved.control}`,
+        `≥ ${criteria.solved.control - criteria.solved.margin} (margin ${criteria.solved.margin})`,
+        criteria.solved.met ? 'yes' : 'no',
+      ],
+    ],
+  }
+}
+
+function comparisonBlocks(report: AnalysisReport, comparison: Comparison, several: boolean): Block[] {
+  const { primary, mcnemar, effect, power, treatment, control } = comparison
+  const blocks: Block[] = []
+  if (several) blocks.push({ kind: 'heading', level: 2, text: `${treatment} against ${control}` })
+  blocks.push({ kind: 'verdict', verdict: comparison.decision.verdict, text: verdictSentence(comparison) })
+  blocks.push({ kind: 'heading', level: several ? 3 : 2, text: 'Decision rule (pre-registered)' })
+  blocks.push({ kind: 'paragraph', text: `The claim "${claim(treatment, control)}" is supported only when all three hold.` })
+  blocks.push(criteriaTable(comparison))
+  blocks.push({ kind: 'heading', level: several ? 3 : 2, text: 'Endpoints' })
+  blocks.push({
+    kind: 'list',
+    items: [
+      `Primary, cost: exact one-sided Wilcoxon signed-rank on d = mean cost (${treatment}) − mean cost (${control}) per task: ` +
+        `V = ${formatNumber(primary.statistic, 1)}, p = ${formatP(primary.p)}` +
+        (several ? ` (Holm-adjusted ${formatP(primary.pAdjusted)})` : '') +
+        `, n = ${primary.n} task(s) with a non-zero d${primary.zeros > 0 ? ` (${primary.zeros} zero d dropped)` : ''}` +
+        `${primary.ties ? '; tied |d| got midranks, p from the exact distribution of those ranks' : ''}.`,
+      `Co-primary, solve rate: exact McNemar on the tasks only one arm solves: b = ${mcnemar.b} (only ${treatment}), ` +
+        `c = ${mcnemar.c} (only ${control}), p = ${formatP(mcnemar.p)}.`,
+      `Effect: median per-task relative cost change ${formatPercent(effect.medianRelativeChange)}, ` +
+        `95% percentile bootstrap interval ${intervalText(effect.ci95)} (${effect.resamples} resamples of tasks, seed ${effect.seed}).`,
+      power.sigma === null
+        ? 'Power: fewer than two tasks with a finite relative change, so no standard deviation.'
+        : `Power: σ of the per-task relative change = ${formatNumber(power.sigma, 4)}` +
+          `${power.tasksUsed < comparison.tasks ? ` (over ${power.tasksUsed} tasks whose control cost something)` : ''}; ` +
+          `a confirmatory run needs n = ⌈((z₁₋α + z_power)·σ/δ)² / 0.955⌉ = ${power.tasksNeeded} task(s) ` +
+          `(α = ${report.parameters.alpha} one-sided, power ${report.parameters.power}, δ = ${report.parameters.effect}: a ${formatNumber(report.parameters.effect * 100, 1)}% median reduction).`,
+    ],
+  })
+  blocks.push({ kind: 'heading', level: several ? 3 : 2, text: 'Per task' })
+  blocks.push({
+    kind: 'table',
+    header: ['task', `${control} mean cost`, `${treatment} mean cost`, 'd', 'r', `${control} solved`, `${treatment} solved`],
+    rows: comparison.perTask.map((pair) => [
+      pair.task,
+      formatUsd(pair.control.meanCostUsd),
+      formatUsd(pair.treatment.meanCostUsd),
+      formatUsdChange(pair.d),
+      formatPercent(pair.r),
+      `${pair.control.solved ? 'yes' : 'no'} (${pair.control.solvedSeeds}/${pair.control.seeds})`,
+      `${pair.treatment.solved ? 'yes' : 'no'} (${pair.treatment.solvedSeeds}/${pair.treatment.seeds})`,
+    ]),
+  })
+  return blocks
+}
+
+function secondaryBlocks(report: AnalysisReport): Block[] {
+  const secondary = report.secondary!
+  return [
+    { kind: 'heading', level: 2, text: 'Per arm (secondary endpoints: reported, not tested)' },
+    {
+      kind: 'table',
+      header: ['arm', 'solved tasks', 'runs', 'timeouts', 'total cost', 'cost per solved task', 'tool calls before first edit', 'turns', 'wall s', 'gold file touched'],
+      rows: report.arms.map((arm) => {
+        const s = secondary[arm]!
+        return [
+          arm === report.control ? `${arm} (control)` : arm,
+          `${s.solvedTasks}/${s.tasks}`,
+          `${s.runs} (${s.solvedRuns} solved)`,
+          String(s.timeouts),
+          formatUsd(s.totalCostUsd),
+          s.costPerSolvedTaskUsd === null ? '—' : formatUsd(s.costPerSolvedTaskUsd),
+          measureText(s.toolCallsBeforeFirstEdit),
+          measureText(s.turns),
+          measureText(s.wallSeconds),
+          s.goldFileTouched === null ? '—' : `${s.goldFileTouched.runs}/${s.goldFileTouched.of} runs`,
+        ]
+      }),
+    },
+    { kind: 'paragraph', text: 'Measures over runs are shown as median (mean); a timeout counts as unsolved at the budget cap.' },
+  ]
+}
+
+function dataBlocks(report: AnalysisReport): Block[] {
+  const p = report.parameters
+  const items = [
+    `Experiment ${report.experiment}${report.stage === null ? '' : ` (${report.stage})`}: ${report.tasks} task(s) × ${report.arms.length} arms (${report.arms.join(', ')}; control ${report.control}) × ${report.seeds} seed(s).`,
+    `Decision parameters: α = ${p.alpha}, non-inferiority margin ${p.margin} task(s), ${p.resamples} bootstrap resamples, seed ${p.bootstrapSeed}; power analysis at ${p.power} for a ${formatNumber(p.effect * 100, 1)}% median reduction.`,
+    p.budgetUsd === null
+      ? 'Budget cap unknown (no spec): timeouts are charged their recorded cost.'
+      : `Budget cap ${formatUsd(p.budgetUsd)} per run: each timeout is charged it.`,
+    'Costs are compared to a billionth of a dollar; a task whose control cost nothing has r = 0 if the treatment cost nothing too, else +∞ (the worst case for the claim).',
+  ]
+  return [{ kind: 'heading', level: 2, text: 'Data' }, { kind: 'list', items }]
+}
+
+function missingBlocks(report: AnalysisReport): Block[] {
+  const blocks: Block[] = []
+  if (report.missingRuns.length > 0) {
+    blocks.push({ kind: 'heading', level: 2, text: 'Missing runs' })
+    blocks.push({
+      kind: 'table',
+      header: ['task', 'arm', 'seeds missing'],
+      rows: report.missingRuns.map((gap) => [gap.task, gap.arm, formatSeeds(gap.seeds)]),
+    })
+  }
+  if (report.unexpectedRuns.length > 0) {
+    blocks.push({ kind: 'heading', level: 2, text: 'Runs not in the plan' })
+    blocks.push({
+      kind: 'table',
+      header: ['task', 'arm', 'seeds'],
+      rows: report.unexpectedRuns.map((gap) => [gap.task, gap.arm, formatSeeds(gap.seeds)]),
+    })
+  }
+  return blocks
+}
+
+/**
+ * The readable report as blocks: title, stage label, verdict, the decision
+ * rule's table, endpoints, per-task and per-arm tables, data and parameters;
+ * or, on incomplete data, no verdict and what is missing.
+ */
+export function reportDocument(report: AnalysisReport): Block[] {
+  const blocks: Block[] = [{ kind: 'heading', level: 1, text: `task-outcome report: ${report.experiment}` }]
+  const label = stageLabel(report.stage)
+  if (label !== null) blocks.push({ kind: 'label', tag: label.tag, text: label.text })
+  if (!report.complete) {
+    blocks.push({ kind: 'verdict', verdict: 'no verdict', text: noVerdictSentences(report).join(' ') })
+    return [...blocks, ...missingBlocks(report), ...dataBlocks(report)]
+  }
+  const several = report.comparisons.length > 1
+  if (several) {
+    const supported = report.comparisons.filter((comparison) => comparison.decision.supported).map((comparison) => comparison.treatment)
+    blocks.push({
+      kind: 'verdict',
+      verdict: report.decision.verdict,
+      text:
+        `${report.comparisons.length} arms against ${report.control}, Holm-adjusted: ` +
+        (supported.length === 0 ? 'the claim is supported for none.' : `the claim is supported for ${supported.join(', ')}.`),
+    })
+    blocks.push({
+      kind: 'table',
+      header: ['arm', 'verdict', 'median change', '95% interval', 'p (Holm)', 'solved'],
+      rows: report.comparisons.map((comparison) => [
+        comparison.treatment,
+        comparison.decision.verdict,
+        formatPercent(comparison.effect.medianRelativeChange),
+        intervalText(comparison.effect.ci95),
+        formatP(comparison.primary.pAdjusted),
+        `${comparison.solved.treatment} vs ${comparison.solved.control}`,
+      ]),
+    })
+  }
+  for (const comparison of report.comparisons) blocks.push(...comparisonBlocks(report, comparison, several))
+  return [...blocks, ...secondaryBlocks(report), ...dataBlocks(report)]
+}

@@ -1,0 +1,61 @@
+import type { Block } from './document.ts'
+
+function escape(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')
+}
+
+const STYLE = `
+body { font: 15px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; max-width: 72rem; margin: 2rem auto; padding: 0 1rem; color: #1b1b1b; }
+h1 { font-size: 1.6rem; } h2 { font-size: 1.25rem; margin-top: 2rem; } h3 { font-size: 1.05rem; }
+.label { border-left: 4px solid #b26b00; background: #fff4e0; padding: .5rem .8rem; }
+.verdict { font-size: 1.1rem; padding: .6rem .8rem; border-radius: 4px; background: #f1f1f1; }
+.verdict.supported { background: #e3f4e5; } .verdict.not-supported { background: #fbe7e5; } .verdict.no-verdict { background: #ececec; }
+table { border-collapse: collapse; margin: .5rem 0; font-variant-numeric: tabular-nums; }
+th, td { border: 1px solid #d0d0d0; padding: .25rem .5rem; text-align: left; vertical-align: top; }
+th { background: #f6f6f6; }
+`
+
+/**
+ * Renders report blocks as one static HTML page (report.html): inline style,
+ * no script, no external asset, so it opens anywhere and can be archived as is.
+ */
+export function renderHtml(blocks: readonly Block[], title: string): string {
+  const body = blocks.map((block) => {
+    switch (block.kind) {
+      case 'heading':
+        return `<h${block.level}>${escape(block.text)}</h${block.level}>`
+      case 'label':
+        return `<p class="label"><strong>${escape(block.tag)}.</strong> ${escape(block.text)}</p>`
+      case 'verdict':
+        return `<p class="verdict ${block.verdict.replace(/ /g, '-')}"><strong>Verdict: ${escape(block.verdict)}.</strong> ${escape(block.text)}</p>`
+      case 'paragraph':
+        return `<p>${escape(block.text)}</p>`
+      case 'list':
+        return `<ul>\n${block.items.map((item) => `<li>${escape(item)}</li>`).join('\n')}\n</ul>`
+      case 'table':
+        return [
+          '<table>',
+          `<thead><tr>${block.header.map((text) => `<th>${escape(text)}</th>`).join('')}</tr></thead>`,
+          '<tbody>',
+          ...block.rows.map((row) => `<tr>${row.map((text) => `<td>${escape(text)}</td>`).join('')}</tr>`),
+          '</tbody>',
+          '</table>',
+        ].join('\n')
+    }
+  })
+  return [
+    '<!doctype html>',
+    '<html lang="en">',
+    '<head>',
+    '<meta charset="utf-8">',
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    `<title>${escape(title)}</title>`,
+    `<style>${STYLE}</style>`,
+    '</head>',
+    '<body>',
+    ...body,
+    '</body>',
+    '</html>',
+    '',
+  ].join('\n')
+}

@@ -1,0 +1,39 @@
+import type { Comparison } from './comparison.ts'
+import { formatNumber, formatP, formatPercent, formatSeeds } from './format.ts'
+import { stageLabel } from './labels.ts'
+import type { AnalysisReport } from './report.ts'
+import { noVerdictSentences, verdictSentence } from './sentences.ts'
+
+/** (task, arm) pairs with missing runs listed in the terminal; report.json lists all. */
+const MISSING_SHOWN = 5
+
+function comparisonLines(comparison: Comparison, several: boolean): string[] {
+  const { primary, effect, solved, mcnemar, power, treatment, control } = comparison
+  return [
+    `  ${verdictSentence(comparison)}`,
+    `    cost: median change ${formatPercent(effect.medianRelativeChange)} (95% CI ${formatPercent(effect.ci95[0])} to ${formatPercent(effect.ci95[1])}); ` +
+      `Wilcoxon V = ${formatNumber(primary.statistic, 1)}, p = ${formatP(primary.p)}${several ? ` (Holm ${formatP(primary.pAdjusted)})` : ''}, exact, n = ${primary.n}`,
+    `    solved: ${treatment} ${solved.treatment}/${comparison.tasks}, ${control} ${solved.control}/${comparison.tasks}; McNemar b = ${mcnemar.b}, c = ${mcnemar.c}, p = ${formatP(mcnemar.p)}`,
+    ...(power.tasksNeeded === null ? [] : [`    power: σ = ${formatNumber(power.sigma!, 4)} → ${power.tasksNeeded} task(s) for a confirmatory run`]),
+  ]
+}
+
+/**
+ * The verdict block the reporter prints when a suite ends: the stage label,
+ * the verdict sentence, p, the interval and the solved counts per comparison;
+ * or `no verdict` and how many runs are missing.
+ */
+export function verdictBlock(report: AnalysisReport): string {
+  const label = stageLabel(report.stage)
+  const lines = [`  verdict: ${report.decision.verdict.toUpperCase()}${label === null ? '' : `  [${label.tag}: ${label.text}]`}`]
+  if (!report.complete) {
+    lines.push(...noVerdictSentences(report).map((sentence) => `  ${sentence}`))
+    const shown = report.missingRuns.slice(0, MISSING_SHOWN)
+    for (const gap of shown) lines.push(`    missing: ${gap.task} › ${gap.arm} › seed ${formatSeeds(gap.seeds)}`)
+    if (report.missingRuns.length > shown.length) lines.push(`    … and ${report.missingRuns.length - shown.length} more (task, arm) pairs with missing runs`)
+    return lines.join('\n')
+  }
+  const several = report.comparisons.length > 1
+  for (const comparison of report.comparisons) lines.push(...comparisonLines(comparison, several))
+  return lines.join('\n')
+}

@@ -1,0 +1,148 @@
+import { z } from 'zod'
+import { DataError } from '../errors.ts'
+import { StageSchema } from '../experiment/schema.ts'
+import type { RecordedRun } from '../runs/record.ts'
+import { expectedRuns, type RunIdentity } from './completeness.ts'
+import { DEFAULT_DECISION, type AnalysisSettings } from './settings.ts'
+
+/**
+ * The part of spec.json's `manifest.experiment` (the normalised parsed
+ * experiment the reporter keeps beside runs.jsonl) the analysis reads. Loose:
+ * fields it does not need are ignored, so a spec from a newer harness loads.
+ */
+export const RecordedExperimentSchema = z.looseObject({
+  name: z.string().min(1),
+  stage: StageSchema.optional(),
+  arms: z.record(z.string(), z.unknown()).refine((arms) => Object.keys(arms).length >= 2, 'name at least two arms'),
+  control: z.string().min(1),
+  seeds: z.number().int().positive(),
+  budgetUsd: z.number().positive().optional(),
+  decision: z
+    .looseObject({
+      alpha: z.number().gt(0).lt(1).optional(),
+      margin: z.number().int().nonnegative().optional(),
+      resamples: z.number().int().positive().optional(),
+      bootstrapSeed: z.union([z.number().int(), z.string()]).optional(),
+      power: z.number().gt(0).lt(1).optional(),
+      effect: z.number().gt(0).lt(1).optional(),
+    })
+    .optional(),
+})
+export type RecordedExperiment = z.infer<typeof RecordedExperimentSchema>
+
+/** Parses spec.json's experiment; a `DataError` names the file and field otherwise. */
+export function parseRecordedExperiment(value: unknown, file: string): RecordedExperiment {
+  const parsed = RecordedExperimentSchema.safeParse(value)
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((issue) => `field manifest.experiment.${issue.path.map(String).join('.') || '(root)'}: ${issue.message}`)
+    throw new DataError(`${file}: ${issues.join('; ')}`)
+  }
+  return parsed.data
+}
+
+/** What a command line may set or override (each flag wins over spec.json). */
+export interface AnalysisFlags {
+  readonly control?: string
+  readonly treatment?: string
+  readonly alpha?: number
+  readonly margin?: number
+  readonly resamples?: number
+  readonly seed?: number | string
+  readonly power?: number
+  readonly effect?: number
+}
+
+/** Settings and the expected runs for analysing a runs file. */
+export interface ResolvedAnalysis {
+  readonly settings: AnalysisSettings
+  readonly expected: readonly RunIdentity[]
+  /** Where each setting came from, for the reader: `spec.json`, flags, or the records alone. */
+  readonly source: 'spec' | 'records'
+}
+
+function sortedUnique<T>(values: Iterable<T>, compare: (a: T, b: T) => number): T[] {
+  return [...new Set(values)].sort(compare)
+}
+
+const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+
+/**
+ * Decides what to analyse from the records, the recorded spec (if any) and
+ * flags: the control (flag, else the spec's), the treatments (the flag's one
+ * arm, else every other arm of the spec, else every other arm recorded), the
+ * expected runs (the tasks recorded × the analysed arms × the spec's seeds
+ * 1..S, or every seed recorded), and the decision parameters (flag, spec,
+ * pre-registered default). Says what is missing when it cannot decide.
+ *
+ * Without the plan, a task with no recorded run in any analysed arm cannot be
+ * seen as missing here; the reporter, which has the plan, does see it.
+ */
+export function resolveAnalysis(
+  records: readonly RecordedRun[],
+  spec: RecordedExperiment | null,
+  flags: AnalysisFlags,
+  runsFile: string,
+): ResolvedAnalysis {
+  const recordedArms = sortedUnique(
+    records.map((record) => record.arm),
+    byText,
+  )
+  const specArms = spec === null ? null : Object.keys(spec.arms)
+  for (const [flag, arm] of [['--control', flags.control], ['--treatment', flags.treatment]] as const) {
+    if (arm !== undefined && specArms !== null && !specArms.includes(arm)) {
+      throw new DataError(`${flag} ${arm}: not an arm of experiment "${spec!.name}" (its arms: ${specArms.join(', ')})`)
+    }
+  }
+  const control = flags.control ?? spec?.control
+  if (control === undefined) {
+    if (recordedArms.length === 1) {
+      throw new DataError(
+        `${runsFile} holds runs of one arm only (${recordedArms[0]}); the other arm is missing, and without spec.json beside the file ` +
+          `nothing says which arm it is. Pass --control <arm> and --treatment <arm> to name both (the missing arm's runs are then listed), ` +
+          'or analyse the output folder, whose spec.json names the arms.',
+      )
+    }
+    throw new DataError(
+      `which arm is the control? ${runsFile} has no spec.json beside it. Pass --control <arm> (recorded arms: ${recordedArms.join(', ')}).`,
+    )
+  }
+  const otherArms = (specArms ?? recordedArms).filter((arm) => arm !== control)
+  const treatments = flags.treatment !== undefined ? [flags.treatment] : otherArms
+  if (treatments.length === 0) {
+    throw new DataError(
+      `${runsFile} holds runs of ${control} only: the treatment arm is missing. Pass --treatment <arm> to name it (its runs are then listed as missing).`,
+    )
+  }
+  if (treatments.includes(control)) throw new DataError(`--treatment ${control} is the control arm; name another arm`)
+  const arms = [control, ...treatments]
+  const analysed = records.filter((record) => arms.includes(record.arm))
+  const tasks = sortedUnique(
+    analysed.map((record) => record.task),
+    byText,
+  )
+  const seeds =
+    spec?.seeds ??
+    sortedUnique(
+      analysed.map((record) => record.seed),
+      (a, b) => a - b,
+    )
+  const decision = { ...DEFAULT_DECISION, ...stripUndefined(spec?.decision ?? {}) }
+  const settings: AnalysisSettings = {
+    experiment: spec?.name ?? records[0]?.experiment ?? 'unknown',
+    stage: spec?.stage ?? null,
+    control,
+    treatments,
+    budgetUsd: spec?.budgetUsd ?? null,
+    alpha: flags.alpha ?? decision.alpha,
+    margin: flags.margin ?? decision.margin,
+    resamples: flags.resamples ?? decision.resamples,
+    bootstrapSeed: flags.seed ?? decision.bootstrapSeed,
+    power: flags.power ?? decision.power,
+    effect: flags.effect ?? decision.effect,
+  }
+  return { settings, expected: expectedRuns(tasks, arms, seeds), source: spec === null ? 'records' : 'spec' }
+}
+
+function stripUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, inner]) => inner !== undefined)) as Partial<T>
+}

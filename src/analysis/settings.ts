@@ -1,0 +1,58 @@
+import { DecisionSchema, StageSchema, type Experiment } from '../experiment/schema.ts'
+import type { z } from 'zod'
+
+/** What the experiment is for (a pilot's report is labelled as one). */
+export type Stage = z.infer<typeof StageSchema>
+
+/**
+ * Everything the analysis needs to know besides the records: which arm is
+ * the control, which arms are compared with it, and the decision rule's
+ * parameters, all fixed in the pre-registered experiment (CLI flags may
+ * override them for an exploratory look).
+ */
+export interface AnalysisSettings {
+  /** The experiment's name (records of any other experiment are refused). */
+  readonly experiment: string
+  /** Null when unknown (a runs.jsonl analysed without its spec.json). */
+  readonly stage: Stage | null
+  readonly control: string
+  /** Arms compared with the control, in report order. */
+  readonly treatments: readonly string[]
+  /** The per-run budget cap: a timeout is charged this (null: the record's own costUsd). */
+  readonly budgetUsd: number | null
+  /** Significance level of the primary test (one-sided). */
+  readonly alpha: number
+  /** Non-inferiority margin in solved tasks. */
+  readonly margin: number
+  readonly resamples: number
+  readonly bootstrapSeed: number | string
+  /** Power analysis: target power and the median relative reduction to detect. */
+  readonly power: number
+  readonly effect: number
+}
+
+/** The pre-registration's defaults (DESIGN): α 0.05, margin 1, 10,000 resamples, seed 20261014, power 0.8, δ 0.15. */
+export const DEFAULT_DECISION = DecisionSchema.parse({})
+
+/** The settings a parsed experiment fixes: control, every other arm in spec order, the budget and the decision rule. */
+export function settingsFromExperiment(experiment: Experiment): AnalysisSettings {
+  const { decision } = experiment
+  return {
+    experiment: experiment.name,
+    stage: experiment.stage,
+    control: experiment.control,
+    treatments: Object.keys(experiment.arms).filter((arm) => arm !== experiment.control),
+    budgetUsd: experiment.budgetUsd,
+    alpha: decision.alpha,
+    margin: decision.margin,
+    resamples: decision.resamples,
+    bootstrapSeed: decision.bootstrapSeed,
+    power: decision.power,
+    effect: decision.effect,
+  }
+}
+
+/** The arms the analysis reads: the control first, then the treatments. */
+export function analysedArms(settings: AnalysisSettings): string[] {
+  return [settings.control, ...settings.treatments]
+}

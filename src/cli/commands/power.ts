@@ -1,0 +1,68 @@
+import type { Command } from 'commander'
+import { formatNumber } from '../../analysis/format.ts'
+import { powerAnalysis, type PowerAnalysis } from '../../analysis/power.ts'
+import { canonicalJson } from '../../experiment/hash.ts'
+import { loadAnalysisInput, probabilityOption, resolveInput } from './analyze.ts'
+
+interface PowerCliOptions {
+  control?: string
+  treatment?: string
+  effect?: number
+  power?: number
+  alpha?: number
+  json?: boolean
+}
+
+/** The formula with this run's numbers, one step per line. */
+export function formatPowerAnalysis(result: PowerAnalysis): string {
+  const lines = [
+    `${result.treatment} against ${result.control}: ${result.tasks} task(s)` +
+      (result.tasksLeftOut > 0 ? ` (${result.tasksLeftOut} left out: their runs are incomplete)` : '') +
+      (result.tasksUsed < result.tasks ? `, σ over the ${result.tasksUsed} whose control cost something` : ''),
+  ]
+  if (result.sigma === null || result.exactTasks === null || result.tasksNeeded === null) {
+    lines.push('  σ needs at least two tasks with a finite relative change; there are not enough.')
+    return lines.join('\n')
+  }
+  const z = `${formatNumber(result.zAlpha, 4)} + ${formatNumber(result.zPower, 4)}`
+  lines.push(
+    `  σ = ${formatNumber(result.sigma, 4)}  (sample standard deviation of r = d / mean cost of ${result.control}, per task)`,
+    `  n = ⌈((z₁₋α + z_power) · σ / δ)² / 0.955⌉`,
+    `    = ⌈((${z}) · ${formatNumber(result.sigma, 4)} / ${result.effect})² / 0.955⌉`,
+    `    = ⌈${formatNumber(result.exactTasks, 2)}⌉ = ${result.tasksNeeded} task(s)`,
+    `  α = ${result.alpha} one-sided, power ${result.power}, δ = ${result.effect} (a ${formatNumber(result.effect * 100, 1)}% median cost reduction); ` +
+      '0.955 is the Wilcoxon test\'s efficiency relative to the t-test.',
+  )
+  return lines.join('\n')
+}
+
+/** `task-outcome power <runs.jsonl>`: how many tasks the confirmatory run needs. */
+export function registerPower(program: Command): void {
+  program
+    .command('power')
+    .description(
+      'Size the confirmatory run from a pilot\'s runs: σ, the sample standard deviation of the per-task relative cost ' +
+        'change r = d / cost(control), and n = ⌈((z₁₋α + z_power)·σ/δ)² / 0.955⌉ tasks for the given power to detect a ' +
+        'median reduction δ at one-sided α (0.955: the Wilcoxon test\'s efficiency against the t-test). Tasks whose runs ' +
+        'are incomplete are left out and counted. The confirmatory run uses new tasks drawn by the same rule.',
+    )
+    .argument('<runs>', 'the pilot\'s runs.jsonl, or its output folder')
+    .option('--effect <delta>', 'median relative reduction to detect (default: the spec\'s, else 0.15)', probabilityOption('--effect'))
+    .option('--power <p>', 'target power (default: the spec\'s, else 0.8)', probabilityOption('--power'))
+    .option('--alpha <p>', 'one-sided significance level (default: the spec\'s, else 0.05)', probabilityOption('--alpha'))
+    .option('--control <arm>', 'the control arm (default: the spec\'s control)')
+    .option('--treatment <arm>', 'only this arm (default: every other arm)')
+    .option('--json', 'print the numbers as JSON')
+    .addHelpText('after', '\nExample:\n  npx task-outcome power bench/task_outcome/pilot/runs.jsonl --effect 0.15 --power 0.8\n')
+    .action((target: string, options: PowerCliOptions) => {
+      const input = loadAnalysisInput(target)
+      const { json, ...flags } = options
+      const { settings, expected } = resolveInput(input, flags)
+      const results = powerAnalysis(input.records, settings, expected)
+      if (json === true) {
+        process.stdout.write(`${JSON.stringify(JSON.parse(canonicalJson(results)), null, 2)}\n`)
+        return
+      }
+      process.stdout.write(`${results.map(formatPowerAnalysis).join('\n\n')}\n`)
+    })
+}
