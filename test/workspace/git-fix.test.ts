@@ -1,0 +1,111 @@
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { loadTaskSet } from '../../src/tasks/load.ts'
+import type { GitFixTask } from '../../src/tasks/task.ts'
+import { createGitFixWorkspace } from '../../src/workspace/git-fix.ts'
+import { harnessGit } from '../../src/workspace/git.ts'
+import { openRepository, readerGit, type OpenRepository } from '../../src/workspace/repository.ts'
+import { templatePath } from '../../src/workspace/template.ts'
+
+// Workspaces for the bundled demo tasks (the ledgerline sample, a real git bundle), with the template cache in a
+// folder of this test's own so that the first workspace really builds it.
+let root: string
+let templates: string
+let tasks: GitFixTask[]
+let source: OpenRepository
+const savedTemplates = process.env.TASK_OUTCOME_TEMPLATES
+
+beforeAll(async () => {
+  root = await mkdtemp(path.join(os.tmpdir(), 'git-fix-workspace-'))
+  templates = path.join(root, 'templates')
+  process.env.TASK_OUTCOME_TEMPLATES = templates
+  tasks = (await loadTaskSet(path.resolve('tasks/demo'))) as GitFixTask[]
+  source = await openRepository(tasks[0]!.repo)
+})
+
+afterAll(async () => {
+  if (savedTemplates === undefined) delete process.env.TASK_OUTCOME_TEMPLATES
+  else process.env.TASK_OUTCOME_TEMPLATES = savedTemplates
+  await source.dispose()
+  await rm(root, { recursive: true, force: true })
+})
+
+describe('a git-fix workspace', () => {
+  it('is a one-commit repository of the fix\'s parent, with a fixed author and date', async () => {
+    const task = tasks[0]!
+    const workspace = await createGitFixWorkspace(task, root)
+    try {
+      const git = harnessGit(workspace.dir)
+      expect((await git.raw(['rev-list', '--count', 'HEAD'])).trim()).toBe('1')
+      expect((await git.raw(['log', '-1', '--format=%an <%ae> %aI %cI %s'])).trim()).toBe(
+        'task-outcome <task-outcome@localhost> 2000-01-01T00:00:00+00:00 2000-01-01T00:00:00+00:00 starting point',
+      )
+      const parentTree = (await source.git.raw(['rev-parse', `${task.metadata.base}^{tree}`])).trim()
+      expect((await git.raw(['rev-parse', 'HEAD^{tree}'])).trim()).toBe(parentTree)
+      expect((await git.raw(['status', '--porcelain'])).trim()).toBe('')
+    } finally {
+      await workspace.dispose()
+    }
+  })
+
+  it('holds neither the fix, nor its tests, nor any later history', async () => {
+    const task = tasks[0]!
+    const workspace = await createGitFixWorkspace(task, root)
+    try {
+      const git = readerGit(workspace.dir)
+      for (const commit of [task.metadata.fix, task.metadata.base]) {
+        expect(await git.raw(['cat-file', '-t', commit]).catch(() => 'missing')).toBe('missing')
+      }
+      for (const file of task.metadata.test_files) {
+        const oracleVersion = await readFile(path.join(task.oracleDir, file), 'utf8')
+        expect(await readFile(path.join(workspace.dir, file), 'utf8')).not.toBe(oracleVersion)
+      }
+      expect((await git.raw(['for-each-ref', '--format=%(refname)'])).trim()).toBe('refs/heads/main')
+    } finally {
+      await workspace.dispose()
+    }
+  })
+
+  it('reports only what changed after the snapshot, and disposes of itself', async () => {
+    const workspace = await createGitFixWorkspace(tasks[1]!, root)
+    await mkdir(path.join(workspace.dir, '.claude'), { recursive: true })
+    await writeFile(path.join(workspace.dir, '.claude/settings.json'), '{}\n')
+    await workspace.snapshot()
+    await writeFile(path.join(workspace.dir, 'src/amountparse.js'), '// changed\n')
+    await writeFile(path.join(workspace.dir, 'NOTES.md'), 'new\n')
+    expect(await workspace.changedFiles()).toEqual(['NOTES.md', 'src/amountparse.js'])
+    expect(await workspace.diff()).toContain('+// changed')
+    await workspace.dispose()
+    await expect(stat(workspace.dir)).rejects.toThrow()
+  })
+
+  it('exports each task once: later workspaces copy the same template', async () => {
+    const task = tasks[2]!
+    const first = await createGitFixWorkspace(task, root)
+    const template = await templatePath(task.repo, task.metadata.base)
+    const built = await stat(template)
+    const second = await createGitFixWorkspace(task, root)
+    expect((await stat(template)).ino).toBe(built.ino)
+    expect((await stat(template)).mtimeMs).toBe(built.mtimeMs)
+    expect(second.dir).not.toBe(first.dir)
+    await writeFile(path.join(first.dir, 'src/ledgerread.js'), '// only in the first\n')
+    expect(await readFile(path.join(second.dir, 'src/ledgerread.js'), 'utf8')).not.toBe('// only in the first\n')
+    expect((await harnessGit(template).raw(['status', '--porcelain'])).trim()).toBe('')
+    await first.dispose()
+    await second.dispose()
+  })
+
+  it('builds a template safely when many workspaces of one task are made at once', async () => {
+    const task = tasks[3]!
+    const workspaces = await Promise.all(Array.from({ length: 6 }, () => createGitFixWorkspace(task, root)))
+    const entries = await readdir(templates)
+    expect(entries.filter((name) => name.startsWith('.building-'))).toEqual([])
+    expect(entries).toContain(path.basename(await templatePath(task.repo, task.metadata.base)))
+    for (const workspace of workspaces) {
+      expect((await harnessGit(workspace.dir).raw(['rev-list', '--count', 'HEAD'])).trim()).toBe('1')
+      await workspace.dispose()
+    }
+  })
+})
