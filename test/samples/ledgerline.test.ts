@@ -75,7 +75,7 @@ describe('the ledgerline sample repository', () => {
     expect(createHash('sha256').update(await readFile(paths.bundle)).digest('hex')).toBe(committed.bundleSha256)
   })
 
-  it.skipIf(gitVersion !== committed.git)(`rebuilds the bundle byte for byte (with ${committed.git}; skipped under another git, whose packs may differ)`, () => {
+  it.skipIf(gitVersion !== committed.git)(`rebuilds the bundle byte for byte (with ${committed.git}; skipped under another git, whose packs may differ)`, async () => {
     expect(rebuilt.freshBundle.equals(await readFile(paths.bundle))).toBe(true)
   })
 })
