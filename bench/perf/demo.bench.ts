@@ -72,19 +72,27 @@ export default async function run(): Promise<void> {
     else if (script !== null) await execa('bash', [script], { cwd: workspace.dir })
   }
 
-  // Each iteration takes the next (task, arm) in turn, so every phase sees the same mix.
-  let turn = 0
-  const next = () => {
-    const index = turn++
-    return { task: tasks[index % tasks.length]!, arm: arms[Math.floor(index / tasks.length) % arms.length]! }
+  // Every phase walks the same sequence of (task, arm): both arms of a task, then the next task.
+  const cycle = () => {
+    let index = 0
+    return () => {
+      const i = index++
+      return { task: tasks[Math.floor(i / arms.length) % tasks.length]!, arm: arms[i % arms.length]! }
+    }
   }
-  let current: { task: Task; arm: string; workspace?: Workspace } = next()
+  const walks = new Map<string, ReturnType<typeof cycle>>()
+  const nextFor = (phase: string) => {
+    let walk = walks.get(phase)
+    if (walk === undefined) walks.set(phase, (walk = cycle()))
+    return walk()
+  }
+  let current: { task: Task; arm: string; workspace?: Workspace } = { task: tasks[0]!, arm: arms[0]! }
   let agentMs: number[] = []
   let lastAgentResult: Awaited<ReturnType<Agent['run']>> | undefined
   let lastVerdict: OracleVerdict | undefined
   let lastChanged: string[] = []
-  const fresh = async () => {
-    current = next()
+  const fresh = (phase: string) => async () => {
+    current = nextFor(phase)
     current.workspace = await createWorkspace(current.task, scratch)
   }
   const dispose = async () => {
@@ -117,14 +125,14 @@ export default async function run(): Promise<void> {
       },
       {
         beforeEach: async () => {
-          await fresh()
+          await fresh('agent')()
           await setUp(current.workspace!, current.arm)
         },
         afterEach: dispose,
       },
     )
-    .add('workspace: fresh copy of the task', async () => void (current.workspace = await createWorkspace(next().task, scratch)), { afterEach: dispose })
-    .add(`arm setup (${treatment}) and snapshot`, async () => setUp(current.workspace!, treatment), { beforeEach: fresh, afterEach: dispose })
+    .add('workspace: fresh copy of the task', async () => void (current.workspace = await createWorkspace(nextFor('workspace').task, scratch)), { afterEach: dispose })
+    .add(`arm setup (${treatment}) and snapshot`, async () => setUp(current.workspace!, treatment), { beforeEach: fresh('setup'), afterEach: dispose })
     .add(
       'oracle: changed files, diff, the task\'s tests',
       async () => {
@@ -135,7 +143,7 @@ export default async function run(): Promise<void> {
       },
       {
         beforeEach: async () => {
-          await fresh()
+          await fresh('oracle')()
           await current.workspace!.snapshot()
           await applyGold(current.task, current.workspace!)
         },
@@ -143,7 +151,7 @@ export default async function run(): Promise<void> {
       },
     )
     .add('record: build, validate, append', async () => {
-      const { task, arm } = next()
+      const { task, arm } = nextFor('record')
       const started = new Date()
       const record = buildRecord(
         {
