@@ -66,6 +66,28 @@ describe('a successful session', () => {
     }
   })
 
+  test('the agent\'s own budget cap stops it: max-budget, a measurement, its spend from modelUsage', async () => {
+    const workspace = await sandbox.workspace()
+    const agent = new ClaudeCodeAgent(claudeSpec({ options: { scriptedModel: true } }), { experimentDir: sandbox.dir })
+    // The first turn writes the CLI's whole system prompt to the cache: more than a cent.
+    const result = await agent.run(await sandbox.request(workspace, { budgetUsd: 0.01 }))
+    expect(result.stop).toBe('max-budget')
+    expect(result.costUsd).toBeGreaterThan(0.01)
+    expect(result.tokens!.cacheWrite).toBeGreaterThan(0)
+    expect(result.turns).toBe(1)
+  })
+
+  test('the agent\'s own turn limit stops it: max-turns, a measurement', async () => {
+    const workspace = await sandbox.workspace()
+    const agent = new ClaudeCodeAgent(claudeSpec({ maxTurns: 2, options: { scriptedModel: true } }), { experimentDir: sandbox.dir })
+    const result = await agent.run(await sandbox.request(workspace))
+    expect(result.stop).toBe('max-turns')
+    expect(result.costUsd).toBeGreaterThan(0)
+    expect(result.toolCalls).toBe(2)
+    expect(result.toolCallsBeforeFirstEdit).toBeNull() // stopped while still exploring
+    expect(await readFile(path.join(workspace, 'src/greet.js'), 'utf8')).not.toBe(GREET_AFTER)
+  })
+
   test('version() is the pinned CLI\'s own --version', async () => {
     const agent = new ClaudeCodeAgent(claudeSpec(), { experimentDir: sandbox.dir })
     const version = await agent.version({ PATH: process.env.PATH ?? '', HOME: sandbox.dir })
