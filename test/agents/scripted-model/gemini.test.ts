@@ -98,7 +98,7 @@ describe('the Gemini API', () => {
 
 describe('the mapping to the Gemini CLI', () => {
   it('leaves the session context out of what the policy reads, keeps everything else', () => {
-    const conversation = toConversation(body(opening))
+    const conversation = toConversation({ contents: opening, tools, systemInstruction: { parts: [{ text: 'You are an agent.' }] } })
     expect(conversation.messages[0]!.parts).toEqual([{ type: 'text', text: task.prompt }])
     expect(conversation.system).toBe('You are an agent.')
     expect(conversation.kind).toBe('agent')
