@@ -76,3 +76,24 @@ export function experimentRecords(options: {
   })
   return { records, expected: expectedRuns(ids, arms, seeds) }
 }
+
+/** One task's costs (and solved seeds) in the two arms, for records built from a table. */
+export interface TaskRow {
+  readonly control: number
+  readonly treatment: number
+  /** Seeds of the treatment that did not solve (default none). */
+  readonly treatmentUnsolvedSeeds?: number
+  readonly controlUnsolvedSeeds?: number
+}
+
+/** Records of `baseline` and `tool` from per-task costs, every seed costing the task's figure. */
+export function recordsFromTable(rows: readonly TaskRow[], seeds = 3): { records: RecordedRun[]; expected: ReturnType<typeof expectedRuns> } {
+  const ids = taskIds(rows.length)
+  const records = rows.flatMap((row, index) =>
+    Array.from({ length: seeds }, (_, i) => i + 1).flatMap((seed) => [
+      run(ids[index]!, 'baseline', seed, row.control, seed <= (row.controlUnsolvedSeeds ?? 0) ? 'unsolved' : 'solved'),
+      run(ids[index]!, 'tool', seed, row.treatment, seed <= (row.treatmentUnsolvedSeeds ?? 0) ? 'unsolved' : 'solved'),
+    ]),
+  )
+  return { records, expected: expectedRuns(ids, ['baseline', 'tool'], seeds) }
+}

@@ -1,0 +1,62 @@
+import { mkdtemp } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import seedrandom from 'seedrandom'
+import { expect, test } from 'vitest'
+import { renderReportFiles } from '../../src/analysis/conclude.ts'
+import { analyzeRuns } from '../../src/analysis/report.ts'
+import { seededShuffle } from '../../src/runs/plan.ts'
+import { parseRuns } from '../../src/runs/store.ts'
+import { experimentRecords, settings } from './records.ts'
+
+const data = () => experimentRecords({ tasks: 15, seeds: 3, change: (task) => -0.3 + (task % 5) * 0.1, unsolved: (task, arm) => arm === 'tool' && task === 4 })
+
+test('the same runs.jsonl gives the same report files, byte for byte, however often and wherever it is analysed', async () => {
+  const { records, expected } = data()
+  const text = records.map((record) => JSON.stringify(record)).join('\n') + '\n'
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'task-outcome-repro-'))
+  const first = renderReportFiles(analyzeRuns(parseRuns(text, path.join(dir, 'runs.jsonl')), settings(), expected))
+  const second = renderReportFiles(analyzeRuns(parseRuns(text, '/elsewhere/runs.jsonl'), settings(), expected))
+  expect(second).toEqual(first)
+  expect(first['report.json']).not.toMatch(/\d{4}-\d{2}-\d{2}T/) // no timestamps
+})
+
+test('the order of the lines in runs.jsonl does not matter (runs are matched by task, arm and seed, never by position)', () => {
+  const { records, expected } = data()
+  const shuffled = seededShuffle(records, 'any order')
+  expect(shuffled.map((record) => record.task)).not.toEqual(records.map((record) => record.task))
+  expect(renderReportFiles(analyzeRuns(shuffled, settings(), expected))).toEqual(renderReportFiles(analyzeRuns(records, settings(), expected)))
+})
+
+test('fields the analysis does not use change nothing in the report', () => {
+  const { records, expected } = data()
+  const random = seedrandom('noise')
+  const decorated = records.map((record) => ({ ...record, note: `hand-added ${random()}`, startedAt: new Date(1e12 + random() * 1e9).toISOString() }))
+  expect(renderReportFiles(analyzeRuns(decorated, settings(), expected))['report.json']).toBe(
+    renderReportFiles(analyzeRuns(records, settings(), expected))['report.json'],
+  )
+})
+
+test('report.json keeps DESIGN\'s fields, in DESIGN\'s order, before the additions', () => {
+  const { records, expected } = data()
+  const json = JSON.parse(renderReportFiles(analyzeRuns(records, settings(), expected))['report.json']) as Record<string, unknown>
+  expect(Object.keys(json)).toEqual([
+    'experiment', 'complete', 'missing', 'tasks', 'seeds', 'arms', 'primary', 'solved', 'mcnemar', 'effect', 'decision', 'secondary', 'power',
+    'stage', 'control', 'treatments', 'parameters', 'missingRuns', 'unexpected', 'unexpectedRuns', 'armsWithoutRuns', 'comparisons',
+  ])
+  expect(Object.keys(json.primary as object)).toEqual(['statistic', 'p', 'n', 'exact'])
+  expect(Object.keys(json.mcnemar as object)).toEqual(['b', 'c', 'p'])
+  expect(Object.keys(json.effect as object)).toEqual(['medianRelativeChange', 'ci95', 'resamples', 'seed'])
+  expect(Object.keys(json.decision as object)).toEqual(['verdict', 'supported', 'criteria'])
+  expect(Object.keys(json.power as object)).toEqual(['sigma', 'tasksNeeded'])
+  expect(json).toMatchObject({ tasks: 15, seeds: 3, arms: ['baseline', 'tool'], solved: { baseline: 15, tool: 14 } })
+})
+
+test('a different bootstrap seed changes only the interval, and says so', () => {
+  const { records, expected } = data()
+  const a = analyzeRuns(records, settings(), expected)
+  const b = analyzeRuns(records, settings({ bootstrapSeed: 'another' }), expected)
+  expect(b.primary).toEqual(a.primary)
+  expect(b.effect!.medianRelativeChange).toBe(a.effect!.medianRelativeChange)
+  expect(b.effect!.seed).toBe('another')
+})
