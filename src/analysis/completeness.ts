@@ -34,8 +34,24 @@ export function expectedRuns(tasks: readonly string[], arms: readonly string[], 
   return tasks.flatMap((task) => arms.flatMap((arm) => seedList.map((seed) => ({ task, arm, seed }))))
 }
 
-function key(run: RunIdentity): string {
-  return `${run.task}\u0000${run.arm}\u0000${run.seed}`
+/** task → arm → seeds: membership without building a string key per run. */
+type RunIndex = Map<string, Map<string, Set<number>>>
+
+function indexRuns(runs: readonly RunIdentity[], arms: ReadonlySet<string>): RunIndex {
+  const index: RunIndex = new Map()
+  for (const run of runs) {
+    if (!arms.has(run.arm)) continue
+    let byArm = index.get(run.task)
+    if (byArm === undefined) index.set(run.task, (byArm = new Map()))
+    let seeds = byArm.get(run.arm)
+    if (seeds === undefined) byArm.set(run.arm, (seeds = new Set()))
+    seeds.add(run.seed)
+  }
+  return index
+}
+
+function holds(index: RunIndex, run: RunIdentity): boolean {
+  return index.get(run.task)?.get(run.arm)?.has(run.seed) === true
 }
 
 /** Groups runs by (task, arm): tasks by id, arms in the given order, seeds ascending. */
@@ -62,13 +78,13 @@ function gaps(runs: readonly RunIdentity[], arms: readonly string[]): RunGap[] {
  */
 export function checkCompleteness(records: readonly RecordedRun[], expected: readonly RunIdentity[], arms: readonly string[]): Completeness {
   const analysed = new Set(arms)
-  const expectedHere = expected.filter((run) => analysed.has(run.arm))
-  const expectedKeys = new Set(expectedHere.map(key))
-  const recordedHere = records.filter((record) => analysed.has(record.arm))
-  const recordedKeys = new Set(recordedHere.map(key))
-  const missing = expectedHere.filter((run) => !recordedKeys.has(key(run)))
-  const unexpected = recordedHere.filter((record) => !expectedKeys.has(key(record))).map(({ task, arm, seed }) => ({ task, arm, seed }))
-  const armsWithRuns = new Set(recordedHere.map((record) => record.arm))
+  const expectedIndex = indexRuns(expected, analysed)
+  const recordedIndex = indexRuns(records, analysed)
+  const missing = expected.filter((run) => analysed.has(run.arm) && !holds(recordedIndex, run))
+  const unexpected = records
+    .filter((record) => analysed.has(record.arm) && !holds(expectedIndex, record))
+    .map(({ task, arm, seed }) => ({ task, arm, seed }))
+  const armsWithRuns = new Set(records.filter((record) => analysed.has(record.arm)).map((record) => record.arm))
   return {
     complete: missing.length === 0 && unexpected.length === 0,
     missing: missing.length,

@@ -13,7 +13,7 @@ export function claim(treatment: string, control: string): string {
  */
 export function verdictSentence(comparison: Comparison): string {
   const { treatment, control, decision } = comparison
-  if (decision.supported || decision.criteria === null) return `Supported: ${claim(treatment, control)}.`
+  if (decision.supported || decision.criteria === null) return `Supported: "${claim(treatment, control)}".`
   const { wilcoxon, interval, solved } = decision.criteria
   const [lower] = comparison.effect.ci95
   const fewer = `${treatment} solves ${solved.treatment} tasks against ${solved.control} for ${control}, beyond the margin of ${solved.margin}`
@@ -22,7 +22,7 @@ export function verdictSentence(comparison: Comparison): string {
   else if (!wilcoxon.met || !interval.met) detail = 'No cost reduction shown.'
   else detail = `Cost is lower, but ${fewer}.`
   if (!solved.met && (lower > 0 || !wilcoxon.met || !interval.met)) detail += ` And ${fewer}.`
-  return `Not supported: ${claim(treatment, control)}. ${detail}`
+  return `Not supported: "${claim(treatment, control)}". ${detail}`
 }
 
 /** Why there is no verdict: how many runs are missing, which arm has none, what does not belong. */

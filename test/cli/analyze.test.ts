@@ -13,7 +13,7 @@ describe('task-outcome analyze', () => {
     const result = await cli(['analyze', dir])
     expect(result.exitCode, result.all).toBe(0)
     expect(result.stdout).toContain('> **PILOT.** Exploratory')
-    expect(result.stdout).toContain("**Verdict: supported.** Supported: tool lowers the agent's cost per task without lowering its solve rate (against baseline).")
+    expect(result.stdout).toContain('**Verdict: supported.** Supported: "tool lowers the agent\'s cost per task without lowering its solve rate (against baseline)".')
     expect(result.stdout).toMatch(/\| Wilcoxon signed-rank p \(one-sided, exact\) +\| 2\.44e-4 +\| < 0\.05 +\| yes \|/)
     expect(result.stdout).toContain('## Per task')
     expect(result.stderr).toContain('analysing 72 run(s)')
