@@ -22,9 +22,8 @@ function intervalText(ci: readonly [number, number]): string {
   return `${formatPercent(ci[0])} to ${formatPercent(ci[1])}`
 }
 
-function criteriaTable(comparison: Comparison): Block {
+function criteriaTable(comparison: Comparison, several: boolean): Block {
   const criteria = comparison.decision.criteria!
-  const several = comparison.primary.p !== comparison.primary.pAdjusted
   return {
     kind: 'table',
     header: ['criterion', 'value', 'needs', 'met'],
@@ -53,7 +52,7 @@ function comparisonBlocks(report: AnalysisReport, comparison: Comparison, severa
   blocks.push({ kind: 'verdict', verdict: comparison.decision.verdict, text: verdictSentence(comparison) })
   blocks.push({ kind: 'heading', level: several ? 3 : 2, text: 'Decision rule (pre-registered)' })
   blocks.push({ kind: 'paragraph', text: `The claim "${claim(treatment, control)}" is supported only when all three hold.` })
-  blocks.push(criteriaTable(comparison))
+  blocks.push(criteriaTable(comparison, several))
   blocks.push({ kind: 'heading', level: several ? 3 : 2, text: 'Endpoints' })
   blocks.push({
     kind: 'list',

@@ -28,6 +28,7 @@ export const RecordedExperimentSchema = z.looseObject({
     })
     .optional(),
 })
+/** The recorded experiment's fields the analysis reads. */
 export type RecordedExperiment = z.infer<typeof RecordedExperimentSchema>
 
 /** Parses spec.json's experiment; a `DataError` names the file and field otherwise. */

@@ -14,6 +14,7 @@ export interface BootstrapInterval {
   readonly seed: number | string
 }
 
+/** How to resample; the defaults are the pre-registration's. */
 export interface BootstrapOptions {
   /** Resamples to draw (default 10,000). */
   readonly resamples?: number
