@@ -158,8 +158,13 @@ export function codexPatch(action: Extract<Action, { kind: 'edit' | 'write' | 'd
   return ['*** Begin Patch', ...body, '*** End Patch', ''].join('\n')
 }
 
-/** A Codex tool call for an abstract action (null when finishing). */
-export function codexToolCall(action: Action): { type: 'function_call'; name: string; arguments: string } | { type: 'custom_tool_call'; name: string; input: string } | null {
+/**
+ * A Codex tool call for an abstract action (null when finishing). Edits use
+ * the `apply_patch` tool when the request offers it (Codex offers it only for
+ * models in its catalog); otherwise the patch goes through `exec_command`, as
+ * `apply_patch` with the patch on stdin, which Codex intercepts.
+ */
+export function codexToolCall(action: Action, tools: readonly string[] = ['exec_command', 'apply_patch']): { type: 'function_call'; name: string; arguments: string } | { type: 'custom_tool_call'; name: string; input: string } | null {
   const exec = (cmd: string) => ({ type: 'function_call' as const, name: 'exec_command', arguments: JSON.stringify({ cmd }) })
   switch (action.kind) {
     case 'finish':
@@ -173,7 +178,9 @@ export function codexToolCall(action: Action): { type: 'function_call'; name: st
     case 'edit':
     case 'write':
     case 'delete':
-      return { type: 'custom_tool_call', name: 'apply_patch', input: codexPatch(action) }
+      return tools.includes('apply_patch')
+        ? { type: 'custom_tool_call', name: 'apply_patch', input: codexPatch(action) }
+        : exec(`apply_patch <<'TASK_OUTCOME_PATCH'\n${codexPatch(action)}TASK_OUTCOME_PATCH`)
   }
 }
 
@@ -206,7 +213,7 @@ interface ResponseObject {
 
 /** Builds the whole response for a turn, with usage metered. */
 function responseObject(request: ResponsesRequest, conversation: Conversation, turn: ModelTurn, context: HandlerContext): ResponseObject {
-  const call = conversation.kind === 'agent' ? codexToolCall(turn.action) : null
+  const call = conversation.kind === 'agent' ? codexToolCall(turn.action, conversation.tools) : null
   const output: Record<string, unknown>[] = []
   if (turn.text !== '') {
     output.push({

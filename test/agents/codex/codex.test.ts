@@ -94,6 +94,16 @@ describe('codex against the scripted model server', () => {
     expect(result.hooksFired).toBeNull()
   })
 
+  it("edits through the shell's apply_patch with a model outside Codex's catalog (which gets no apply_patch tool)", async () => {
+    const seed = 3
+    const scripted = await start(seed)
+    const outside = new CodexAgent(AgentSpecSchema.parse({ kind: 'codex', model: 'gpt-5', options: { baseUrl: `${scripted.url}/v1`, envKey: KEY, requestMaxRetries: 0, streamMaxRetries: 0 } }))
+    const result = await outside.run(runRequest(folders, { seed, env: { [KEY]: 'test-key' } }))
+    expect(result.stop).toBe('completed')
+    expect(result.toolCallsBeforeFirstEdit).toBe(planSession(GREET_TASK, seed, { goldNamed: [], otherNamed: [] }).findIndex((turn) => turn.action.kind === 'edit'))
+    expect(await readFile(path.join(folders.workspace, 'src/greet.js'), 'utf8')).toBe(GREET_AFTER)
+  })
+
   it('reports its version with the price table version', async () => {
     const scripted = await start(1)
     expect(await agent(scripted.url).version({ PATH: process.env.PATH ?? '', HOME: folders.home })).toMatch(/^codex-cli 0\.171\.0; genai-prices \d+\.\d+\.\d+$/)

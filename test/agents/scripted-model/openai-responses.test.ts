@@ -126,5 +126,9 @@ describe('the mapping to Codex', () => {
     expect(codexToolCall(edit)).toMatchObject({ type: 'custom_tool_call', name: 'apply_patch' })
     expect(codexToolCall({ kind: 'read', path: "it's.js" })).toEqual({ type: 'function_call', name: 'exec_command', arguments: JSON.stringify({ cmd: "cat -n 'it'\\''s.js'" }) })
     expect(codexToolCall({ kind: 'finish' })).toBeNull()
+    // Codex offers apply_patch only for models in its catalog; otherwise the patch goes through the shell.
+    const viaShell = codexToolCall(edit, ['exec_command'])!
+    expect(viaShell.type).toBe('function_call')
+    expect(JSON.parse((viaShell as { arguments: string }).arguments).cmd).toBe(`apply_patch <<'TASK_OUTCOME_PATCH'\n${codexPatch(edit)}TASK_OUTCOME_PATCH`)
   })
 })
