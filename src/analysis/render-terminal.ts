@@ -25,7 +25,7 @@ function comparisonLines(comparison: Comparison, several: boolean): string[] {
  */
 export function verdictBlock(report: AnalysisReport): string {
   const label = stageLabel(report.stage)
-  const lines = [`  verdict: ${report.decision.verdict.toUpperCase()}${label === null ? '' : `  [${label.tag}: ${label.text}]`}`]
+  const lines = [`  verdict: ${report.decision.verdict}${label === null ? '' : `  [${label.tag}: ${label.text}]`}`]
   if (!report.complete) {
     lines.push(...noVerdictSentences(report).map((sentence) => `  ${sentence}`))
     const shown = report.missingRuns.slice(0, MISSING_SHOWN)

@@ -14,7 +14,7 @@ test('when a complete suite ends the reporter prints the verdict block and write
   const run = await fixture.vitest()
   expect(run.exitCode, run.all).toBe(0)
   // gold and noop cost nothing: every d is 0, so no cost reduction can be shown, whatever gold solves.
-  expect(run.all).toContain('verdict: NOT SUPPORTED  [EXAMPLE: Built-in agents with known answers; these numbers demonstrate the harness.]')
+  expect(run.all).toContain('verdict: not supported  [EXAMPLE: Built-in agents with known answers; these numbers demonstrate the harness.]')
   expect(run.all).toContain('Not supported: "gold lowers the agent\'s cost per task without lowering its solve rate (against noop)". No cost reduction shown.')
   expect(run.all).toContain('solved: gold 3/3, noop 0/3; McNemar b = 3, c = 0, p = 0.25')
   for (const name of ['report.json', 'report.md', 'report.html']) expect(existsSync(path.join(fixture.outDir, name))).toBe(true)
@@ -39,7 +39,7 @@ test('a filtered run leaves the plan incomplete: no verdict, how many runs are m
   const fixture = await createExperimentFixture(simpleTasks(2))
   const run = await fixture.vitest(['-t', 'gold'])
   expect(run.exitCode, run.all).toBe(0)
-  expect(run.all).toContain('verdict: NO VERDICT')
+  expect(run.all).toContain('verdict: no verdict')
   expect(run.all).toContain('No verdict: 4 of 8 planned runs are missing.')
   expect(run.all).toContain('Arm noop (the control) has no recorded runs.')
   expect(existsSync(path.join(fixture.outDir, 'report.json'))).toBe(false)
