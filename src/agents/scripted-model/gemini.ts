@@ -228,9 +228,11 @@ function generateResponse(request: GenerateContentRequest, model: string, contex
   const candidates = estimateTokens(turn.text) + (call === null ? 0 : estimateTokens(JSON.stringify(call.args)) + 10)
   const thoughts = conversation.kind === 'agent' ? thoughtTokens(turn) : 0
   const usage = context.meter.measure(promptSize(request), candidates + thoughts)
+  // The meter's output is what is billed (zero when the server is told to report no usage).
+  const billedThoughts = Math.min(thoughts, usage.outputTokens)
   return {
     candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }],
-    usageMetadata: usageMetadata(usage, candidates, thoughts),
+    usageMetadata: usageMetadata(usage, usage.outputTokens - billedThoughts, billedThoughts),
     modelVersion: context.model ?? model,
     responseId: context.nextId('resp'),
   }

@@ -235,7 +235,7 @@ function responseObject(request: ResponsesRequest, conversation: Conversation, t
     status: 'completed',
     model: context.model ?? request.model ?? 'gpt-scripted',
     output,
-    usage: wireUsage(usage, reasoning),
+    usage: wireUsage(usage, Math.min(reasoning, usage.outputTokens)),
   }
 }
 

@@ -137,4 +137,10 @@ describe('gemini with options.scriptedModel', () => {
     expect(result.turns).toBeGreaterThan(1)
     expect(await readFile(path.join(folders.workspace, 'src/greet.js'), 'utf8')).toBe(GREET_AFTER)
   })
+
+  it('a session the model never billed (zero usage) is a $0 success: a harness failure', async () => {
+    const zeroAgent = new GeminiAgent(AgentSpecSchema.parse({ kind: 'gemini', model: MODEL, options: { scriptedModel: { zeroUsage: true } } }))
+    const failure = await failureOf(zeroAgent.run(runRequest(folders, { task: await taskWithSolution(folders) })))
+    expect(failure.reason).toBe('zero-cost')
+  })
 })
