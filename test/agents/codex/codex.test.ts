@@ -156,8 +156,9 @@ describe('codex against the scripted model server', () => {
 
 describe('codex at the harness timeout', () => {
   it('a session still working when the clock runs out stops as a timeout, and nothing of it is left alive', async () => {
-    server = await startScriptedModel({ task: GREET_TASK, seed: 3, workspace: folders.workspace, handlers: [openaiResponses], latencyMs: 700 })
-    const result = await agent(server.url).run(runRequest(folders, { timeoutMs: 2500, env: { [KEY]: 'test-key' } }))
+    server = await startScriptedModel({ task: GREET_TASK, seed: 3, workspace: folders.workspace, handlers: [openaiResponses], latencyMs: 800 })
+    // Six answers 800 ms apart cannot all come within 3.5 s; the first comes well within it.
+    const result = await agent(server.url).run(runRequest(folders, { timeoutMs: 3500, env: { [KEY]: 'test-key' } }))
     expect(result.stop).toBe('timeout')
     expect(result.turns).toBeGreaterThan(0)
     expect(processesOf(folders.root)).toEqual([])
