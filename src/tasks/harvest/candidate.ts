@@ -106,7 +106,9 @@ export async function harvestCommit(setup: HarvestSetup, commit: EligibleCommit)
   }
   const work = await mkdtemp(path.join(setup.workDir, `${commit.fix.slice(0, 12)}-`))
   try {
-    const template = await parentTemplate(setup.repo, commit.base, { repository: setup.repository })
+    // A template of its own, removed with the commit's scratch folder: a harvest of a long history would
+    // otherwise leave one template per candidate in the shared cache.
+    const template = await parentTemplate(setup.repo, commit.base, { repository: setup.repository, root: path.join(work, 'template') })
     const testFiles = commit.roles.testFiles
     const runnerFiles = runnerTestFiles(testFiles, setup.rule.testGlobs)
     const run = async (label: 'before' | 'after'): Promise<TestCommandRun> => {
