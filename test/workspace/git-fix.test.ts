@@ -109,3 +109,19 @@ describe('a git-fix workspace', () => {
     }
   })
 })
+
+describe('a modified template', () => {
+  it('is noticed and exported again, so no run starts from (or is judged on) a changed parent', async () => {
+    const task = tasks[4]!
+    const first = await createGitFixWorkspace(task, root)
+    await first.dispose()
+    const template = await templatePath(task.repo, task.metadata.base)
+    const pristine = await readFile(path.join(template, 'src/moneyfmt.js'), 'utf8')
+    await writeFile(path.join(template, 'src/moneyfmt.js'), '// tampered\n')
+    await writeFile(path.join(template, 'left-behind.txt'), 'x\n')
+    const second = await createGitFixWorkspace(task, root)
+    expect(await readFile(path.join(second.dir, 'src/moneyfmt.js'), 'utf8')).toBe(pristine)
+    await expect(stat(path.join(second.dir, 'left-behind.txt'))).rejects.toThrow()
+    await second.dispose()
+  })
+})
