@@ -92,6 +92,9 @@ export async function planDraw(options: Pick<SelectOptions, 'candidates' | 'out'
   const exclusionsFile = options.exclusions ?? ((await exists(path.join(options.out, 'exclusions.json'))) ? path.join(options.out, 'exclusions.json') : null)
   const exclusions = exclusionsFile === null ? new Map<string, Exclusion>() : await readExclusions(exclusionsFile, fixes)
   const promptsDir = options.prompts ?? ((await exists(path.join(options.out, 'prompts'))) ? path.join(options.out, 'prompts') : null)
+  if (promptsDir !== null && !(await exists(promptsDir))) {
+    throw new ProblemsError('The prompts cannot be read:', [{ file: promptsDir, message: 'no such folder: write one <commit>.md per candidate there' }])
+  }
   const prompts = promptsDir === null ? new Map<string, Prompt>() : await readPrompts(promptsDir, fixes)
   const goldFiles = new Map(loaded.data.candidates.map((candidate) => [candidate.fix, candidate.gold_files]))
   checkPrompts(prompts.values(), (fix) => goldFiles.get(fix) ?? [])

@@ -124,8 +124,7 @@ describe('select', () => {
   it('refuses, before writing anything, when a selected candidate has no prompt', async () => {
     const out = path.join(scratch, 'no-prompts')
     const error = await select({ candidates: candidatesFile, out, prompts: path.join(scratch, 'empty-prompts'), count: 1 }).catch((e: unknown) => e)
-    // The prompts folder does not exist: that is named first.
-    expect(error).toBeInstanceOf(Error)
+    expect((error as ProblemsError).problems).toEqual([{ file: path.join(scratch, 'empty-prompts'), message: 'no such folder: write one <commit>.md per candidate there' }])
     await mkdir(path.join(scratch, 'empty-prompts'))
     const missing = await select({ candidates: candidatesFile, out, prompts: path.join(scratch, 'empty-prompts'), count: 1 }).catch((e: unknown) => e)
     expect(missing).toBeInstanceOf(ProblemsError)
