@@ -14,6 +14,7 @@ import { buildRule, type HarvestRule } from './rule.ts'
 const commitId = z.string().regex(/^[0-9a-f]{40}$/, 'a full 40-hex commit id')
 const ids = z.array(z.string().min(1))
 
+/** One candidate task: the fix, its parent, its files and its oracle (FAIL_TO_PASS / PASS_TO_PASS ids). */
 export const CandidateSchema = z.strictObject({
   fix: commitId,
   base: commitId,
@@ -28,8 +29,10 @@ export const CandidateSchema = z.strictObject({
   /** The harvest log, relative to the candidates file's folder. */
   log: z.string(),
 })
+/** One candidate task as the candidates file holds it. */
 export type Candidate = z.infer<typeof CandidateSchema>
 
+/** A commit that passed the rule's file gates but was dropped while harvesting, with the reason. */
 export const DroppedSchema = z.strictObject({
   fix: commitId,
   date: z.string(),
@@ -37,16 +40,20 @@ export const DroppedSchema = z.strictObject({
   reason: z.string(),
   log: z.string(),
 })
+/** A dropped commit. */
 export type Dropped = z.infer<typeof DroppedSchema>
 
+/** A commit whose subject matched but which a date or file gate turned away, with the reason. */
 export const RejectedSchema = z.strictObject({
   fix: commitId,
   date: z.string(),
   subject: z.string(),
   reason: z.string(),
 })
+/** A rejected commit. */
 export type Rejected = z.infer<typeof RejectedSchema>
 
+/** The whole candidates file (strict: an unknown key is an error). */
 export const CandidatesFileSchema = z.strictObject({
   format: z.literal(1),
   /** The repository, relative to the candidates file's folder (a folder or a git bundle). */
@@ -72,6 +79,7 @@ export const CandidatesFileSchema = z.strictObject({
   /** The subject matched, a date or file gate did not. */
   rejected: z.array(RejectedSchema),
 })
+/** The candidates file's contents. */
 export type CandidatesFile = z.infer<typeof CandidatesFileSchema>
 
 /** A candidates file as read: its contents, where it is, and the repository's absolute path. */

@@ -14,8 +14,10 @@ export const EXCLUSION_REASONS = {
   b: "the symptom can't be stated without naming the file or function to change",
   c: "the FAIL_TO_PASS tests depend on something a symptom can't reach: a name, parameter, constant or file format the fix itself introduces, or an internal input no user-facing path produces",
 } as const
+/** One of the reasons: `a`, `b` or `c`. */
 export type ExclusionReason = keyof typeof EXCLUSION_REASONS
 
+/** `exclusions.json` (strict: an unknown key is an error). */
 export const ExclusionsFileSchema = z.strictObject({
   exclusions: z.array(
     z.strictObject({
@@ -27,6 +29,7 @@ export const ExclusionsFileSchema = z.strictObject({
     }),
   ),
 })
+/** The contents of `exclusions.json`. */
 export type ExclusionsFile = z.infer<typeof ExclusionsFileSchema>
 
 /** One exclusion, matched to its candidate. */
