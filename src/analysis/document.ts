@@ -3,6 +3,7 @@ import { formatNumber, formatP, formatPercent, formatSeeds, formatUsd, formatUsd
 import { stageLabel } from './labels.ts'
 import type { AnalysisReport } from './report.ts'
 import type { RunMeasure } from './secondary.ts'
+import type { SkillCheck } from './skill-checks.ts'
 import { claim, noVerdictSentences, verdictSentence } from './sentences.ts'
 
 /** A piece of a readable report; rendered as Markdown (report.md, the CLI) or HTML (report.html). */
@@ -152,6 +153,28 @@ function missingBlocks(report: AnalysisReport): Block[] {
   return blocks
 }
 
+/** A skill experiment's design checks, one row each (reported, not part of the decision rule). */
+function skillCheckBlocks(report: AnalysisReport): Block[] {
+  const checks = [report.skillChecks?.negativeControl, report.skillChecks?.fullVsTarget].filter((c): c is SkillCheck => c != null)
+  if (checks.length === 0) return []
+  return [
+    { kind: 'heading', level: 2, text: 'Design checks (skills; reported, not tested for the claim)' },
+    {
+      kind: 'table',
+      header: ['check', 'median change', '95% interval', 'p (two-sided)', 'solved', 'expected', 'holds'],
+      rows: checks.map((check) => [
+        `${check.arm} against ${check.reference}`,
+        formatPercent(check.medianRelativeChange),
+        intervalText(check.ci95),
+        formatP(check.pTwoSided),
+        `${check.solved.arm} vs ${check.solved.reference}`,
+        check.expectation,
+        check.holds ? 'yes' : 'no',
+      ]),
+    },
+  ]
+}
+
 /**
  * The readable report as blocks: title, stage label, verdict, the decision
  * rule's table, endpoints, per-task and per-arm tables, data and parameters;
@@ -189,5 +212,5 @@ export function reportDocument(report: AnalysisReport): Block[] {
     })
   }
   for (const comparison of report.comparisons) blocks.push(...comparisonBlocks(report, comparison, several))
-  return [...blocks, ...secondaryBlocks(report), ...dataBlocks(report)]
+  return [...blocks, ...skillCheckBlocks(report), ...secondaryBlocks(report), ...dataBlocks(report)]
 }

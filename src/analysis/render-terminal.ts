@@ -35,5 +35,13 @@ export function verdictBlock(report: AnalysisReport): string {
   }
   const several = report.comparisons.length > 1
   for (const comparison of report.comparisons) lines.push(...comparisonLines(comparison, several))
+  for (const check of [report.skillChecks?.negativeControl, report.skillChecks?.fullVsTarget]) {
+    if (check == null) continue
+    lines.push(
+      `  check ${check.arm} against ${check.reference}: median change ${formatPercent(check.medianRelativeChange)} ` +
+        `(95% CI ${formatPercent(check.ci95[0])} to ${formatPercent(check.ci95[1])}), solved ${check.solved.arm} vs ${check.solved.reference} — ` +
+        `${check.holds ? 'as expected' : 'NOT as expected'}: ${check.expectation}`,
+    )
+  }
   return lines.join('\n')
 }

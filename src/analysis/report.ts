@@ -8,6 +8,7 @@ import { decide, NO_VERDICT, type Decision } from './decision.ts'
 import { secondaryEndpoints, type ArmSecondary } from './secondary.ts'
 import { analysedArms, type AnalysisSettings, type Stage } from './settings.ts'
 import { checkRecords, summariseTaskArms } from './task-summary.ts'
+import { skillChecks, type SkillChecks } from './skill-checks.ts'
 
 /**
  * `report.json`: DESIGN's fields first, in DESIGN's order, then additions.
@@ -66,6 +67,8 @@ export interface AnalysisReport {
   readonly armsWithoutRuns: readonly string[]
   /** Each treatment against the control, in `treatments` order (empty when incomplete). */
   readonly comparisons: readonly Comparison[]
+  /** Skill experiments: the design's checks (negative control near zero, `full` against `target`); null otherwise or when incomplete. */
+  readonly skillChecks: SkillChecks | null
 }
 
 function checkSettings(settings: AnalysisSettings): void {
@@ -134,6 +137,7 @@ export function analyzeRuns(records: readonly RecordedRun[], settings: AnalysisS
       power: null,
       ...additions,
       comparisons: [],
+      skillChecks: null,
     }
   }
 
@@ -178,5 +182,6 @@ export function analyzeRuns(records: readonly RecordedRun[], settings: AnalysisS
     power: only === undefined ? null : { sigma: only.power.sigma, tasksNeeded: only.power.tasksNeeded },
     ...additions,
     comparisons,
+    skillChecks: skillChecks(table, settings),
   }
 }

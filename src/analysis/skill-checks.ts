@@ -1,0 +1,66 @@
+import { bootstrapMedianInterval } from '../stats/bootstrap.ts'
+import { wilcoxonSignedRank } from '../stats/wilcoxon.ts'
+import { pairTasks } from './comparison.ts'
+import type { AnalysisSettings } from './settings.ts'
+import type { TaskArmTable } from './task-summary.ts'
+
+/** One design check of a skill experiment: an effect that is expected, not tested for a claim. */
+export interface SkillCheck {
+  /** The reference arm (`control` for the negative control, `target` for `full`). */
+  readonly reference: string
+  readonly arm: string
+  /** Tasks with both arms. */
+  readonly tasks: number
+  readonly medianRelativeChange: number
+  readonly ci95: readonly [number, number]
+  /** Two-sided exact Wilcoxon signed-rank p on the per-task cost differences. */
+  readonly pTwoSided: number
+  readonly solved: { readonly reference: number; readonly arm: number }
+  /** What the check expects and whether the data agree. */
+  readonly expectation: string
+  readonly holds: boolean
+}
+
+/**
+ * The checks the skills design expects (not part of the decision rule):
+ * the negative control (only an irrelevant skill) should change nothing —
+ * its interval on the median relative cost change covers zero and it solves
+ * as many tasks as the control; and `full` (every skill) is set against
+ * `target` (only the right one), to see what the extra skills cost.
+ */
+export interface SkillChecks {
+  readonly negativeControl: SkillCheck | null
+  readonly fullVsTarget: SkillCheck | null
+}
+
+function check(table: TaskArmTable, settings: AnalysisSettings, reference: string, arm: string, expectation: string, holds: (result: Omit<SkillCheck, 'expectation' | 'holds'>) => boolean): SkillCheck | null {
+  const pairs = pairTasks(table, reference, arm)
+  if (pairs.length === 0) return null
+  const finite = pairs.map((pair) => pair.r).filter(Number.isFinite)
+  const interval = bootstrapMedianInterval(finite.length === 0 ? [0] : finite, { resamples: settings.resamples, seed: settings.bootstrapSeed })
+  const result = {
+    reference,
+    arm,
+    tasks: pairs.length,
+    medianRelativeChange: interval.estimate,
+    ci95: [interval.lower, interval.upper] as const,
+    pTwoSided: wilcoxonSignedRank(pairs.map((pair) => pair.d), { alternative: 'two-sided' }).p,
+    solved: { reference: pairs.filter((pair) => pair.control.solved).length, arm: pairs.filter((pair) => pair.treatment.solved).length },
+  }
+  return { ...result, expectation, holds: holds(result) }
+}
+
+/** The skill design checks, when the experiment has the conditions they need (null otherwise). */
+export function skillChecks(table: TaskArmTable, settings: AnalysisSettings): SkillChecks | null {
+  const arms = new Set([settings.control, ...settings.treatments])
+  if (settings.control !== 'control' || !(arms.has('negative') || (arms.has('full') && arms.has('target')))) return null
+  return {
+    negativeControl: arms.has('negative')
+      ? check(table, settings, 'control', 'negative', 'an irrelevant skill changes neither cost (interval covers 0) nor tasks solved', (r) => r.ci95[0] <= 0 && r.ci95[1] >= 0 && r.solved.arm === r.solved.reference)
+      : null,
+    fullVsTarget:
+      arms.has('full') && arms.has('target')
+        ? check(table, settings, 'target', 'full', 'every skill at once solves at least as many tasks as the target skill alone', (r) => r.solved.arm >= r.solved.reference)
+        : null,
+  }
+}
