@@ -3,13 +3,15 @@ import path from 'node:path'
 import type { ServerResponse } from 'node:http'
 import { sendJson, type Exchange, type HandlerContext, type ProtocolHandler } from './server.ts'
 import type { Action, Conversation, ConversationMessage, ConversationPart, ModelTurn, Usage } from './types.ts'
+import { claudeSkillName } from './skills.ts'
 import { CHARS_PER_TOKEN, estimateTokens, type PromptSize } from './usage.ts'
 
 /**
  * The Anthropic Messages API (`POST /v1/messages`, streaming SSE or not, and
  * `POST /v1/messages/count_tokens`) as the Claude Code CLI uses it. The
  * policy's abstract actions become Claude Code tool calls: `Bash` to list and
- * search, `Read`, `Edit`, `Write`.
+ * search, `Read`, `Edit`, `Write`, and `Skill` to load a skill (the policy
+ * reads its `.claude/skills/<name>/SKILL.md`; the CLI injects the body).
  */
 
 interface ContentBlock {
@@ -136,10 +138,13 @@ export function claudeToolCall(action: Action, tools: readonly string[], workspa
         name: 'Bash',
         input: { command: `grep -rn --exclude-dir=.git --exclude-dir=node_modules -- ${shellQuote(action.pattern)} . | head -50`, description: `Search for ${action.pattern}` },
       }
-    case 'read':
+    case 'read': {
+      const skill = claudeSkillName(action.path)
+      if (skill !== null && has('Skill')) return { name: 'Skill', input: { skill } }
       return has('Read') || !has('Bash')
         ? { name: 'Read', input: { file_path: absolute(action.path, workspace) } }
         : { name: 'Bash', input: { command: `cat -n ${shellQuote(action.path)}`, description: `Read ${action.path}` } }
+    }
     case 'edit':
       return has('Edit') || !has('Write')
         ? { name: 'Edit', input: { file_path: absolute(action.path, workspace), old_string: action.oldString, new_string: action.newString, replace_all: false } }

@@ -1,6 +1,7 @@
 import path from 'node:path'
 import seedrandom from 'seedrandom'
 import { minimalReplacement, wrongReplacement } from './edit.ts'
+import { loadedSkillText, skillLeads, skillsToLoad } from './skills.ts'
 import type { Action, Conversation, GoldEdit, ModelTurn, ScriptedTask } from './types.ts'
 
 /**
@@ -16,6 +17,10 @@ import type { Action, Conversation, GoldEdit, ModelTurn, ScriptedTask } from './
  * wrongly is read for nothing. Random choices come from seedrandom seeded by
  * the task and the run's seed, drawn in the same order whatever the context,
  * so two arms of one seed differ only by what the context changed.
+ *
+ * Skills the agent lists (see skills.ts) are loaded first when their
+ * description matches the prompt; what a loaded skill says (a file, a code
+ * pattern to search for) then guides the session like any other hint.
  */
 
 /** Tunables of the policy (all optional). */
@@ -36,6 +41,8 @@ export interface ContextHints {
   readonly goldNamed: readonly string[]
   /** Other files of the workspace the context names (by a path with a folder; hidden files left out). */
   readonly otherNamed: readonly string[]
+  /** Code patterns a loaded skill names that occur in every file to change: one search finds them. */
+  readonly leads?: readonly string[]
 }
 
 const STOP_WORDS = new Set(
@@ -161,7 +168,11 @@ export function planSession(task: ScriptedTask, seed: number, hints: ContextHint
   }
   for (const file of hints.otherNamed.slice(0, 3)) readFile(file)
   const unknown = gold.filter((file) => !hints.goldNamed.includes(file))
-  if (unknown.length > 0 || gold.length === 0) {
+  const lead = hints.leads?.[0]
+  if (unknown.length > 0 && lead !== undefined) {
+    // A loaded skill named the code to look for: one search, then straight to the files it finds.
+    actions.push({ kind: 'search', pattern: lead })
+  } else if (unknown.length > 0 || gold.length === 0) {
     actions.push({ kind: 'list', dir: '.' })
     for (const pattern of keywordOrder.slice(0, searchCount)) actions.push({ kind: 'search', pattern })
     for (const file of decoys.filter((file) => !read.has(file)).slice(0, decoyCount)) readFile(file)
@@ -210,12 +221,22 @@ export function toolCallsSoFar(conversation: Conversation): number {
 
 /**
  * The policy's next turn for a request. The session's plan is a function of
- * the task, the seed and the context the session started with; the step is
- * the number of tool calls already made, so the server keeps no state.
+ * the task, the seed, the context the session started with and the bodies of
+ * the skills it loaded first; the step is the number of tool calls already
+ * made, so the server keeps no state.
  */
 export function nextTurn(conversation: Conversation, task: ScriptedTask, seed: number, options: PolicyOptions = {}): ModelTurn {
   if (conversation.kind === 'auxiliary') return { text: auxiliaryAnswer(conversation), action: { kind: 'finish' } }
-  const plan = planSession(task, seed, contextHints(initialContext(conversation), task), options)
+  const context = initialContext(conversation)
+  // Skills first (Claude Code asks for them before anything else); their bodies join the context once loaded.
+  const loads = skillsToLoad(context, task)
+  const loaded = loadedSkillText(conversation, loads.length)
+  const hints = contextHints(loaded === '' ? context : `${context}\n${loaded}`, task)
+  const leads = skillLeads(loaded, task)
+  const plan = [
+    ...loads.map((skill): ModelTurn => ({ text: `The ${skill.name} skill matches this task; loading it.`, action: { kind: 'read', path: skill.file } })),
+    ...planSession(task, seed, leads.length === 0 ? hints : { ...hints, leads }, options),
+  ]
   const step = toolCallsSoFar(conversation)
   return plan[Math.min(step, plan.length - 1)]!
 }
