@@ -19,6 +19,7 @@ export default defineConfig(async () => ({
       },
       await experimentProject('tasks/examples/experiment.ts'),
       await experimentProject('tasks/demo/experiment.ts'),
+      await experimentProject('tasks/skills-demo/experiment.ts'),
       await experimentProject('tasks/pilot/experiment.ts', { exportName: 'pilot' }),
       await experimentProject('tasks/pilot/experiment.ts', { exportName: 'smoke' }),
     ],
