@@ -1,3 +1,4 @@
+import { accessSync, constants } from 'node:fs'
 import { mkdir } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
@@ -6,9 +7,23 @@ import { createFolderWorkspace } from './folder.ts'
 import { createGitFixWorkspace } from './git-fix.ts'
 import type { Workspace } from './workspace.ts'
 
-/** Where workspaces are made unless told otherwise: outside the project, so the agent cannot climb into it. */
+/**
+ * Where workspaces are made unless told otherwise: outside the project, so the
+ * agent cannot climb into it; in memory (/dev/shm) where the machine has it,
+ * because a run's workspace is written once and thrown away, and on a slow
+ * disk making thousands of files dominates the harness's own time.
+ * `TASK_OUTCOME_WORKDIR` overrides it.
+ */
 export function defaultWorkspaceRoot(): string {
-  return path.join(os.tmpdir(), 'task-outcome')
+  const override = process.env.TASK_OUTCOME_WORKDIR
+  if (override !== undefined && override !== '') return override
+  const memory = '/dev/shm'
+  try {
+    accessSync(memory, constants.W_OK)
+    return path.join(memory, 'task-outcome')
+  } catch {
+    return path.join(os.tmpdir(), 'task-outcome')
+  }
 }
 
 /** Makes a fresh, isolated workspace for one run of a task. */
