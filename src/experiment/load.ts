@@ -90,9 +90,9 @@ export async function loadExperiment(location: ExperimentLocation): Promise<Load
   return resolveExperiment(namespace, { ...location, root, file })
 }
 
-/** Whether a module export looks like an experiment definition (an object with arms). */
+/** Whether a module export looks like an experiment definition (a name, and arms or skill conditions). */
 function looksLikeExperiment(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && 'arms' in value && 'name' in value
+  return typeof value === 'object' && value !== null && 'name' in value && ('arms' in value || 'skills' in value)
 }
 
 /** Loads every experiment an experiment file exports (default and named), each validated. */

@@ -30,9 +30,6 @@ export default defineExperiment({
     // target_plus_unrelated: the target skill plus this one (an interaction control).
     unrelated: { 'csv-parsing': 'config-loading', 'date-handling': 'bdi-mental-states', 'config-loading': 'bdi-mental-states' },
   },
-  // The arms are generated from the conditions; none is overridden. (Written out because
-  // `task-outcome validate` finds an exported experiment by its `arms` key.)
-  arms: {},
   seeds: 3,
   budgetUsd: 1,
   timeoutSeconds: 120,

@@ -19,7 +19,7 @@ export interface CursorExit {
 
 export type CursorOutcome = { readonly stop: 'completed' } | { readonly stop: 'timeout' }
 
-/** `@cursor/sdk` 1.0.32's `engines.node`. */
+/** `@cursor/sdk` 1.0.31's `engines.node`. */
 export const CURSOR_MIN_NODE = [22, 13] as const
 
 /** True when `version` (e.g. `20.20.2`) is older than the SDK's minimum. */

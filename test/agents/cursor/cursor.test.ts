@@ -10,7 +10,7 @@ import { HarnessFailure, SpecError } from '../../../src/errors.ts'
 import { AgentSpecSchema } from '../../../src/experiment/schema.ts'
 import { GREET_TASK, makeRunFolders, processesOf, runRequest, type RunFolders } from '../codex/scripted-session.ts'
 
-// The real @cursor/sdk 1.0.32, in the adapter's runner process, against a server on 127.0.0.1
+// The real @cursor/sdk 1.0.31 (pinned: 1.0.32 names platform packages the registry does not have, which breaks `npm ci`), in the adapter's runner process, against a server on 127.0.0.1
 // (CURSOR_BACKEND_URL). What runs for real here: loading the SDK on this Node, Agent.create with
 // its API-key exchange and model listing against 127.0.0.1, and every failure that happens there
 // (no key, 401, 500, a dropped connection, a stall past the timeout, and the runner's crash).
