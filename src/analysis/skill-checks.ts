@@ -23,9 +23,10 @@ export interface SkillCheck {
 
 /**
  * The checks the skills design expects (not part of the decision rule):
- * the negative control (only an irrelevant skill) should change nothing —
- * its interval on the median relative cost change covers zero and it solves
- * as many tasks as the control; and `full` (every skill) is set against
+ * the negative control (only an irrelevant skill) should change next to
+ * nothing — an equivalence check: its interval on the median relative cost
+ * change lies inside ±δ (the decision rule's smallest effect of interest) and
+ * it solves as many tasks as the control, within the margin; and `full` (every skill) is set against
  * `target` (only the right one), to see what the extra skills cost.
  */
 export interface SkillChecks {
@@ -56,7 +57,14 @@ export function skillChecks(table: TaskArmTable, settings: AnalysisSettings): Sk
   if (settings.control !== 'control' || !(arms.has('negative') || (arms.has('full') && arms.has('target')))) return null
   return {
     negativeControl: arms.has('negative')
-      ? check(table, settings, 'control', 'negative', 'an irrelevant skill changes neither cost (interval covers 0) nor tasks solved', (r) => r.ci95[0] <= 0 && r.ci95[1] >= 0 && r.solved.arm === r.solved.reference)
+      ? check(
+          table,
+          settings,
+          'control',
+          'negative',
+          `an irrelevant skill changes cost by less than the smallest effect of interest (interval inside ±${Math.round(settings.effect * 100)}%) and tasks solved by at most the margin (${settings.margin})`,
+          (r) => r.ci95[0] > -settings.effect && r.ci95[1] < settings.effect && Math.abs(r.solved.arm - r.solved.reference) <= settings.margin,
+        )
       : null,
     fullVsTarget:
       arms.has('full') && arms.has('target')
