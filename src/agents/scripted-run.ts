@@ -6,7 +6,7 @@ import type { AgentRunRequest } from './types.ts'
 
 /**
  * `options.scriptedModel` for the agents that drive a real CLI against a
- * model API (codex, gemini; claude-code has its own): each run gets its own
+ * model API (claude-code, codex, gemini): each run gets its own
  * scripted model server on 127.0.0.1, which learns the task's reference fix
  * and plays a seeded session, so the real CLI runs with no account and no
  * network. `true` means the defaults.

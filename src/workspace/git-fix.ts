@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import path from 'node:path'
 import type { GitFixTask } from '../tasks/task.ts'
-import { changedSince, diffSince, stagedTree } from './git.ts'
+import { gitWorkspace } from './git-workspace.ts'
 import { copyTemplate, parentTemplate } from './template.ts'
 import type { Workspace } from './workspace.ts'
 
@@ -20,22 +20,5 @@ export async function createGitFixWorkspace(task: GitFixTask, parentDir: string)
     await rm(dir, { recursive: true, force: true })
     throw error
   }
-  let baseline: string | undefined
-  const snapshot = async (): Promise<string> => (baseline ??= await stagedTree(dir))
-  return {
-    dir,
-    task,
-    async snapshot() {
-      baseline = await stagedTree(dir)
-    },
-    async changedFiles() {
-      return changedSince(dir, await snapshot())
-    },
-    async diff() {
-      return diffSince(dir, await snapshot())
-    },
-    async dispose() {
-      await rm(dir, { recursive: true, force: true })
-    },
-  }
+  return gitWorkspace(dir, task)
 }

@@ -5,11 +5,10 @@ import path from 'node:path'
 import { HarnessFailure } from '../../errors.ts'
 import type { AgentSpec } from '../../experiment/schema.ts'
 import { runAgentProcess } from '../process.ts'
-import { startScriptedModel, type ScriptedModelServer } from '../scripted-model/index.ts'
-import { learnScriptedTask } from '../scripted-model/task-knowledge.ts'
+import { startScriptedRun } from '../scripted-run.ts'
 import type { Agent, AgentRunRequest, AgentRunResult } from '../types.ts'
 import { classifyClaudeRun } from './classify.ts'
-import { parseClaudeCodeOptions, type ClaudeCodeOptions, type ScriptedModelOptions } from './options.ts'
+import { parseClaudeCodeOptions, type ClaudeCodeOptions } from './options.ts'
 import { ClaudeStreamReader } from './stream.ts'
 
 /**
@@ -79,24 +78,6 @@ export function claudeEnv(base: Readonly<Record<string, string>>, options: Claud
   }
 }
 
-async function startScripted(request: AgentRunRequest, scripted: ScriptedModelOptions): Promise<ScriptedModelServer> {
-  const task = await learnScriptedTask(request.task, request.workspace, request.env)
-  return startScriptedModel({
-    task,
-    seed: request.seed,
-    workspace: request.workspace,
-    faults: scripted.faults,
-    latencyMs: scripted.latencyMs,
-    zeroUsage: scripted.zeroUsage,
-    policy: {
-      ...(scripted.wrongEditRate === undefined ? {} : { wrongEditRate: scripted.wrongEditRate }),
-      ...(scripted.searches === undefined ? {} : { searches: scripted.searches }),
-      ...(scripted.decoyReads === undefined ? {} : { decoyReads: scripted.decoyReads }),
-      ...(scripted.hintedDecoyRate === undefined ? {} : { hintedDecoyRate: scripted.hintedDecoyRate }),
-    },
-  })
-}
-
 /** The Claude Code adapter. */
 export class ClaudeCodeAgent implements Agent {
   readonly kind = 'claude-code'
@@ -130,7 +111,7 @@ export class ClaudeCodeAgent implements Agent {
   }
 
   async run(request: AgentRunRequest): Promise<AgentRunResult> {
-    const scripted = this.#options.scriptedModel === undefined ? undefined : await startScripted(request, this.#options.scriptedModel)
+    const scripted = this.#options.scriptedModel === undefined ? undefined : await startScriptedRun(request, this.#options.scriptedModel)
     try {
       const reader = new ClaudeStreamReader()
       const hash = createHash('sha256')

@@ -1,4 +1,5 @@
 import type { Tokens } from '../../runs/record.ts'
+import { parseJsonObjectLine } from '../json-line.ts'
 
 /**
  * Reading `codex exec --json`: one JSON event per line (`thread.started`,
@@ -85,14 +86,7 @@ interface CodexEvent {
   readonly item?: CodexItem
 }
 
-function parseLine(line: string): CodexEvent | null {
-  try {
-    const value: unknown = JSON.parse(line)
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as CodexEvent) : null
-  } catch {
-    return null
-  }
-}
+const parseLine = (line: string): CodexEvent | null => parseJsonObjectLine<CodexEvent>(line)
 
 /** Reads a `codex exec --json` stream (its stdout, line by line). */
 export function readCodexStream(lines: Iterable<string>): CodexStream {

@@ -51,13 +51,11 @@ export function cursorSdkVersion(): string {
  */
 export class CursorAgent implements Agent {
   readonly kind = 'cursor'
-  readonly #spec: AgentSpec
   readonly #options: CursorOptions
   readonly #model: string
   readonly #price: PriceKey
 
   constructor(spec: AgentSpec) {
-    this.#spec = spec
     this.#options = parseAdapterOptions('cursor', CursorOptionsSchema, spec)
     if (spec.model === undefined) throw new SpecError('the cursor agent needs agent.model: the Cursor model id the session runs (and is priced as, unless options.priceModel says otherwise)')
     this.#model = spec.model

@@ -1,4 +1,5 @@
 import type { Tokens } from '../../runs/record.ts'
+import { parseJsonObjectLine } from '../json-line.ts'
 
 /**
  * Reading `gemini -p … -o stream-json`: one JSON event per line (`init`,
@@ -80,14 +81,7 @@ interface GeminiEvent {
   readonly stats?: GeminiStreamStats
 }
 
-function parseLine(line: string): GeminiEvent | null {
-  try {
-    const value: unknown = JSON.parse(line)
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as GeminiEvent) : null
-  } catch {
-    return null
-  }
-}
+const parseLine = (line: string): GeminiEvent | null => parseJsonObjectLine<GeminiEvent>(line)
 
 /** Reads a `gemini -o stream-json` stream (its stdout, line by line). */
 export function readGeminiStream(lines: Iterable<string>): GeminiStream {
