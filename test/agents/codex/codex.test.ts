@@ -7,9 +7,9 @@ import { startScriptedModel, type ScriptedModelServer } from '../../../src/agent
 import { planSession } from '../../../src/agents/scripted-model/policy.ts'
 import type { FaultRuleInput } from '../../../src/agents/scripted-model/faults.ts'
 import { openaiResponses } from '../../../src/agents/scripted-model/openai-responses.ts'
-import { HarnessFailure } from '../../../src/errors.ts'
 import { AgentSpecSchema } from '../../../src/experiment/schema.ts'
-import { GREET_AFTER, GREET_TASK, makeRunFolders, processesOf, runRequest, taskWithSolution, type RunFolders } from './scripted-session.ts'
+import { GREET_AFTER, GREET_TASK, makeRunFolders, processesOf, runRequest, taskWithSolution, type RunFolders } from '../../helpers/scripted-session.ts'
+import { failureOf } from '../../helpers/harness-failure.ts'
 
 // The real Codex CLI (@openai/codex 0.171.0, its native binary) runs whole sessions against
 // the project's scripted model server on 127.0.0.1 speaking the OpenAI Responses API. Codex's
@@ -44,16 +44,6 @@ function agent(url: string, options: Record<string, unknown> = {}): CodexAgent {
       options: { baseUrl: `${url}/v1`, envKey: KEY, requestMaxRetries: 0, streamMaxRetries: 0, ...options },
     }),
   )
-}
-
-async function failureOf(promise: Promise<unknown>): Promise<HarnessFailure> {
-  try {
-    await promise
-  } catch (error) {
-    if (error instanceof HarnessFailure) return error
-    throw error
-  }
-  throw new Error('expected a HarnessFailure')
 }
 
 describe('codex against the scripted model server', () => {

@@ -2,9 +2,10 @@ import { chmod, readFile, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { CommandAgent } from '../../../src/agents/command/agent.ts'
-import { HarnessFailure, SpecError } from '../../../src/errors.ts'
+import { SpecError } from '../../../src/errors.ts'
 import { AgentSpecSchema } from '../../../src/experiment/schema.ts'
-import { GREET_AFTER, GREET_PROMPT, makeRunFolders, processesOf, runRequest, type RunFolders } from '../codex/scripted-session.ts'
+import { GREET_AFTER, GREET_PROMPT, makeRunFolders, processesOf, runRequest, type RunFolders } from '../../helpers/scripted-session.ts'
+import { failureOf } from '../../helpers/harness-failure.ts'
 
 // Real executables (bash scripts) run as the agent in a real git workspace, in their own
 // process group, with real signals at the timeout.
@@ -28,16 +29,6 @@ async function script(name: string, body: string): Promise<string> {
 
 function agent(bin: string, spec: Record<string, unknown> = {}): CommandAgent {
   return new CommandAgent(AgentSpecSchema.parse({ kind: 'command', bin, ...spec }), { experimentDir: folders.root })
-}
-
-async function failureOf(promise: Promise<unknown>): Promise<HarnessFailure> {
-  try {
-    await promise
-  } catch (error) {
-    if (error instanceof HarnessFailure) return error
-    throw error
-  }
-  throw new Error('expected a HarnessFailure')
 }
 
 const RESULT = {

@@ -6,9 +6,10 @@ import { nodeTooOld } from '../../../src/agents/cursor/classify.ts'
 import { sendJson, type ProtocolHandler } from '../../../src/agents/scripted-model/server.ts'
 import { startScriptedModel, type ScriptedModelServer } from '../../../src/agents/scripted-model/index.ts'
 import type { FaultRuleInput } from '../../../src/agents/scripted-model/faults.ts'
-import { HarnessFailure, SpecError } from '../../../src/errors.ts'
+import { SpecError } from '../../../src/errors.ts'
 import { AgentSpecSchema } from '../../../src/experiment/schema.ts'
-import { GREET_TASK, makeRunFolders, processesOf, runRequest, type RunFolders } from '../codex/scripted-session.ts'
+import { GREET_TASK, makeRunFolders, processesOf, runRequest, type RunFolders } from '../../helpers/scripted-session.ts'
+import { failureOf } from '../../helpers/harness-failure.ts'
 
 // The real @cursor/sdk 1.0.31 (pinned: 1.0.32 names platform packages the registry does not have, which breaks `npm ci`), in the adapter's runner process, against a server on 127.0.0.1
 // (CURSOR_BACKEND_URL). What runs for real here: loading the SDK on this Node, Agent.create with
@@ -69,16 +70,6 @@ async function start(faults: FaultRuleInput[] = []): Promise<ScriptedModelServer
 
 function agent(url: string, options: Record<string, unknown> = {}): CursorAgent {
   return new CursorAgent(AgentSpecSchema.parse({ kind: 'cursor', model: MODEL, options: { backendUrl: url, killGraceSeconds: 0.5, ...options } }))
-}
-
-async function failureOf(promise: Promise<unknown>): Promise<HarnessFailure> {
-  try {
-    await promise
-  } catch (error) {
-    if (error instanceof HarnessFailure) return error
-    throw error
-  }
-  throw new Error('expected a HarnessFailure')
 }
 
 const withKey = { [KEY]: 'test-key' }

@@ -7,9 +7,9 @@ import { startScriptedModel, type ScriptedModelServer } from '../../../src/agent
 import type { FaultRuleInput } from '../../../src/agents/scripted-model/faults.ts'
 import { geminiApi } from '../../../src/agents/scripted-model/gemini.ts'
 import { planSession } from '../../../src/agents/scripted-model/policy.ts'
-import { HarnessFailure } from '../../../src/errors.ts'
 import { AgentSpecSchema } from '../../../src/experiment/schema.ts'
-import { GREET_AFTER, GREET_TASK, makeRunFolders, processesOf, runRequest, taskWithSolution, type RunFolders } from '../codex/scripted-session.ts'
+import { GREET_AFTER, GREET_TASK, makeRunFolders, processesOf, runRequest, taskWithSolution, type RunFolders } from '../../helpers/scripted-session.ts'
+import { failureOf } from '../../helpers/harness-failure.ts'
 
 // The real Gemini CLI (@google/gemini-cli 0.61.0) runs whole sessions against the project's
 // scripted model server on 127.0.0.1 speaking the Gemini API (GOOGLE_GEMINI_BASE_URL). The
@@ -40,16 +40,6 @@ function agent(url: string, spec: Record<string, unknown> = {}): GeminiAgent {
 }
 
 const withKey = { GEMINI_API_KEY: 'test-key' }
-
-async function failureOf(promise: Promise<unknown>): Promise<HarnessFailure> {
-  try {
-    await promise
-  } catch (error) {
-    if (error instanceof HarnessFailure) return error
-    throw error
-  }
-  throw new Error('expected a HarnessFailure')
-}
 
 describe('gemini against the scripted model server', () => {
   it('parses a whole session into cost, tokens (thinking included), turns and tool calls before the first edit', async () => {

@@ -26,10 +26,6 @@ const task: ScriptedTask = {
   edits: [{ path: 'lib/csv.js', before: CSV_BEFORE, after: CSV_BEFORE.replace("line.split(',')", 'splitQuoted(line)') }],
 }
 
-function userText(text: string): ConversationMessage {
-  return { role: 'user', parts: [{ type: 'text', text }] }
-}
-
 /** A Claude Code conversation: the listing and the prompt, then the model's tool calls each answered by `results`. */
 function conversation(listing: string, calls: readonly { name: string; result: ConversationMessage['parts'] }[] = []): Conversation {
   const messages: ConversationMessage[] = [{ role: 'user', parts: [{ type: 'text', text: listing }, { type: 'text', text: task.prompt }] }]

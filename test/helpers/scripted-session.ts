@@ -3,9 +3,9 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { execa } from 'execa'
-import type { AgentRunRequest } from '../../../src/agents/types.ts'
-import type { ScriptedTask } from '../../../src/agents/scripted-model/types.ts'
-import type { FolderTask } from '../../../src/tasks/task.ts'
+import type { AgentRunRequest } from '../../src/agents/types.ts'
+import type { ScriptedTask } from '../../src/agents/scripted-model/types.ts'
+import type { FolderTask } from '../../src/tasks/task.ts'
 
 /**
  * A real git workspace with a one-line bug, and what the scripted model
