@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from 'vitest'
-import { startScriptedModel, type ScriptedModelServer } from '../../../src/agents/scripted-model/index.ts'
-import type { FaultRuleInput } from '../../../src/agents/scripted-model/faults.ts'
-import type { ScriptedTask } from '../../../src/agents/scripted-model/types.ts'
+import { startScriptedModel, type ScriptedModelServer } from '../../src/scripted-model/index.ts'
+import type { FaultRuleInput } from '../../src/scripted-model/faults.ts'
+import type { ScriptedTask } from '../../src/scripted-model/types.ts'
 
 // The server over real HTTP on 127.0.0.1, spoken to with fetch the way an
 // Anthropic SDK would. (Whole sessions with the real CLI are in

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import { minimalReplacement, wrongReplacement } from '../../../src/agents/scripted-model/edit.ts'
+import { minimalReplacement, wrongReplacement } from '../../src/scripted-model/edit.ts'
 
 const apply = (text: string, r: { oldString: string; newString: string }) => {
   expect(text.indexOf(r.oldString)).toBe(text.lastIndexOf(r.oldString)) // unique, as Edit tools demand

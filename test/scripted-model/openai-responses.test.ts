@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { startScriptedModel, type ScriptedModelServer } from '../../../src/agents/scripted-model/index.ts'
-import type { FaultRuleInput } from '../../../src/agents/scripted-model/faults.ts'
-import { codexPatch, codexToolCall, toConversation } from '../../../src/agents/scripted-model/openai-responses.ts'
-import type { ScriptedTask } from '../../../src/agents/scripted-model/types.ts'
+import { startScriptedModel, type ScriptedModelServer } from '../../src/scripted-model/index.ts'
+import type { FaultRuleInput } from '../../src/scripted-model/faults.ts'
+import { codexPatch, codexToolCall, toConversation } from '../../src/scripted-model/openai-responses.ts'
+import type { ScriptedTask } from '../../src/scripted-model/types.ts'
 
 // The OpenAI Responses protocol over real HTTP on 127.0.0.1, spoken to with fetch the way Codex
 // does. (Whole sessions with the real Codex CLI are in test/agents/codex/codex.test.ts.)

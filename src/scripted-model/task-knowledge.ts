@@ -1,9 +1,9 @@
 import { cp, mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import { execa } from 'execa'
-import { HarnessFailure } from '../../errors.ts'
-import type { Task } from '../../tasks/task.ts'
+import { HarnessFailure } from '../errors.ts'
+import { applyReferenceSolution, referenceSolution } from '../tasks/solution.ts'
+import type { Task } from '../tasks/task.ts'
 import type { GoldEdit, ScriptedTask } from './types.ts'
 
 /**
@@ -42,11 +42,6 @@ export async function diffTrees(beforeDir: string, afterDir: string): Promise<Go
   return edits
 }
 
-function referenceSolution(task: Task): { kind: 'script' | 'patch'; path: string } | null {
-  if (task.kind === 'folder') return task.solution
-  return task.goldPatch === null ? null : { kind: 'patch', path: task.goldPatch }
-}
-
 /**
  * Learns the task for a scripted session in `workspace` (before the agent
  * starts). A task without a reference solution gives no edits: the model
@@ -60,12 +55,9 @@ export async function learnScriptedTask(task: Task, workspace: string, env: Read
   try {
     const copy = path.join(scratch, 'ws')
     await cp(workspace, copy, { recursive: true, filter: (source) => !SKIPPED.has(path.basename(source)) })
-    const result =
-      solution.kind === 'patch'
-        ? await execa('git', ['apply', '--whitespace=nowarn', solution.path], { cwd: copy, env: { ...env }, extendEnv: false, reject: false, all: true })
-        : await execa('bash', [solution.path], { cwd: copy, env: { ...env }, extendEnv: false, reject: false, all: true })
+    const result = await applyReferenceSolution(solution, { cwd: copy, env })
     if (result.exitCode !== 0) {
-      throw new HarnessFailure('setup', `${task.id}: the scripted model could not learn the fix: ${solution.path} failed (exit ${result.exitCode}): ${String(result.all).slice(-1000)}`, {
+      throw new HarnessFailure('setup', `${task.id}: the scripted model could not learn the fix: ${solution.path} failed (exit ${result.exitCode}): ${result.output.slice(-1000)}`, {
         retryable: false,
       })
     }

@@ -1,6 +1,7 @@
 import path from 'node:path'
 import seedrandom from 'seedrandom'
 import { minimalReplacement, wrongReplacement } from './edit.ts'
+import { searchKeywords } from './keywords.ts'
 import { loadedSkillText, skillLeads, skillsToLoad } from './skills.ts'
 import type { Action, Conversation, GoldEdit, ModelTurn, ScriptedTask } from './types.ts'
 
@@ -45,10 +46,6 @@ export interface ContextHints {
   readonly leads?: readonly string[]
 }
 
-const STOP_WORDS = new Set(
-  'about above after again against because been before being below between both could does doing down during each from further have having into itself just more most once only other ought same should some such than that their them then there these they this those through under until very were what when where which while whom will with would your yours should instead returns return value values string strings number numbers function when called expected actual always never still'.split(' '),
-)
-
 const GENERIC_BASENAMES = new Set(['index.js', 'index.ts', 'main.py', '__init__.py', 'readme.md', 'package.json', 'claude.md', 'agents.md', 'gemini.md', 'makefile'])
 
 function escapeRegExp(text: string): string {
@@ -81,14 +78,6 @@ export function contextHints(context: string, task: ScriptedTask): ContextHints 
   })
   const otherNamed = task.files.filter((file) => !gold.has(file) && file.includes('/') && isExplorable(file) && mentions(context, file))
   return { goldNamed, otherNamed }
-}
-
-/** Words of the prompt worth searching for: identifiers first, then long words. */
-export function searchKeywords(prompt: string): string[] {
-  const words = prompt.match(/[A-Za-z_][A-Za-z0-9_]{3,}/g) ?? []
-  const unique = [...new Set(words)].filter((word) => !STOP_WORDS.has(word.toLowerCase()))
-  const score = (word: string) => (/[a-z][A-Z]|_/.test(word) ? 100 : 0) + word.length
-  return unique.sort((x, y) => score(y) - score(x) || x.localeCompare(y))
 }
 
 function between(random: () => number, [min, max]: readonly [number, number]): number {

@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'vitest'
-import { claudeToolCall } from '../../../src/agents/scripted-model/anthropic.ts'
-import { contextHints, nextTurn, planSession } from '../../../src/agents/scripted-model/policy.ts'
-import { claudeSkillName, loadedSkillText, skillLeads, skillListing, skillsToLoad } from '../../../src/agents/scripted-model/skills.ts'
-import type { Conversation, ConversationMessage, ScriptedTask } from '../../../src/agents/scripted-model/types.ts'
+import { claudeToolCall } from '../../src/scripted-model/anthropic.ts'
+import { contextHints, nextTurn, planSession } from '../../src/scripted-model/policy.ts'
+import { claudeSkillName, loadedSkillText, skillLeads, skillListing, skillsToLoad } from '../../src/scripted-model/skills.ts'
+import type { Conversation, ConversationMessage, ScriptedTask } from '../../src/scripted-model/types.ts'
 
 // The skill listing as Claude Code 2.1.197 sends it (a user text before the
 // prompt; captured from the real CLI with `.claude/skills/csv-parsing/SKILL.md`

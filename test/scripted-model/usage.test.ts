@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import { estimateTokens, UsageMeter } from '../../../src/agents/scripted-model/usage.ts'
+import { estimateTokens, UsageMeter } from '../../src/scripted-model/usage.ts'
 
 describe('usage accounting', () => {
   test('tokens are proportional to characters', () => {

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest'
-import { contextHints, initialContext, nextTurn, planSession, searchKeywords } from '../../../src/agents/scripted-model/policy.ts'
-import type { Conversation, ScriptedTask } from '../../../src/agents/scripted-model/types.ts'
+import { searchKeywords } from '../../src/scripted-model/keywords.ts'
+import { contextHints, initialContext, nextTurn, planSession } from '../../src/scripted-model/policy.ts'
+import type { Conversation, ScriptedTask } from '../../src/scripted-model/types.ts'
 
 const task: ScriptedTask = {
   id: '004-parse-dates',

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { startScriptedModel, type ScriptedModelServer } from '../../../src/agents/scripted-model/index.ts'
-import type { FaultRuleInput } from '../../../src/agents/scripted-model/faults.ts'
-import { geminiToolCall, toConversation, valueFor } from '../../../src/agents/scripted-model/gemini.ts'
-import type { ScriptedTask } from '../../../src/agents/scripted-model/types.ts'
+import { startScriptedModel, type ScriptedModelServer } from '../../src/scripted-model/index.ts'
+import type { FaultRuleInput } from '../../src/scripted-model/faults.ts'
+import { geminiToolCall, toConversation, valueFor } from '../../src/scripted-model/gemini.ts'
+import type { ScriptedTask } from '../../src/scripted-model/types.ts'
 
 // The Gemini API over real HTTP on 127.0.0.1, spoken to with fetch the way the Gemini CLI does.
 // (Whole sessions with the real Gemini CLI are in test/agents/gemini/gemini.test.ts.)

@@ -1,5 +1,5 @@
 import path from 'node:path'
-import { searchKeywords } from './policy.ts'
+import { searchKeywords } from './keywords.ts'
 import type { Conversation, ScriptedTask } from './types.ts'
 
 /**

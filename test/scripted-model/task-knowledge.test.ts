@@ -2,12 +2,12 @@ import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
-import { learnScriptedTask, listFiles } from '../../../src/agents/scripted-model/task-knowledge.ts'
-import { HarnessFailure } from '../../../src/errors.ts'
-import { loadTask } from '../../../src/tasks/load.ts'
-import type { GitFixTask } from '../../../src/tasks/task.ts'
+import { learnScriptedTask, listFiles } from '../../src/scripted-model/task-knowledge.ts'
+import { HarnessFailure } from '../../src/errors.ts'
+import { loadTask } from '../../src/tasks/load.ts'
+import type { GitFixTask } from '../../src/tasks/task.ts'
 
-const root = path.resolve(import.meta.dirname, '../../..')
+const root = path.resolve(import.meta.dirname, '../..')
 let dir: string
 beforeEach(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'task-knowledge-'))
