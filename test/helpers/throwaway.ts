@@ -3,8 +3,8 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import os from 'node:os'
 import path from 'node:path'
-import { testCommandEnv } from '../../../src/oracle/test-command.ts'
-import { readerGit } from '../../../src/workspace/repository.ts'
+import { testCommandEnv } from '../../src/oracle/test-command.ts'
+import { readerGit } from '../../src/workspace/repository.ts'
 
 /**
  * Throwaway git repositories for tests: a history written commit by commit

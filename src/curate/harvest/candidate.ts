@@ -7,7 +7,7 @@ import type { OpenRepository } from '../../workspace/repository.ts'
 import { copyTemplate, parentTemplate } from '../../workspace/template.ts'
 import type { HarvestRule } from './rule.ts'
 import type { EligibleCommit } from './scan.ts'
-import { runnerTestFiles } from './test-paths.ts'
+import { runnerTestFiles } from '../../tasks/test-paths.ts'
 
 /** What harvesting a commit needs: the repository, the rule, the test command and a scratch folder. */
 export interface HarvestSetup {

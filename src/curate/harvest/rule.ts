@@ -1,5 +1,5 @@
 import { SpecError } from '../../errors.ts'
-import { DEFAULT_SOURCE_GLOBS, DEFAULT_TEST_GLOBS, pathMatcher, TEST_INFRASTRUCTURE_GLOBS, type PathMatcher } from './test-paths.ts'
+import { DEFAULT_SOURCE_GLOBS, DEFAULT_TEST_GLOBS, pathMatcher, TEST_INFRASTRUCTURE_GLOBS, type PathMatcher } from '../../tasks/test-paths.ts'
 
 /**
  * The selection rule: which commits of a history become candidate tasks

@@ -9,7 +9,7 @@ import { readCandidatesFile, relativePosix, ruleFromRecord, type Candidate, type
 import { defaultJobs } from '../harvest/harvest.ts'
 import { mapPool } from '../harvest/pool.ts'
 import { commitRoles } from '../harvest/scan.ts'
-import { listTaskDirs } from '../load.ts'
+import { listTaskDirs } from '../../tasks/load.ts'
 import { EXCLUSION_REASONS, readExclusions, type Exclusion } from './exclusions.ts'
 import { checkPrompts, readPrompts, type Prompt } from './prompts.ts'
 import { DEFAULT_SELECTION_SEED, walkOrder } from './shuffle.ts'

@@ -5,7 +5,7 @@ import { goldPatch, readBlob } from '../harvest/candidate.ts'
 import { relativePosix, type Candidate } from '../harvest/candidates-file.ts'
 import type { HarvestRule } from '../harvest/rule.ts'
 import { commitRoles } from '../harvest/scan.ts'
-import type { GitFixMetadata } from '../metadata.ts'
+import type { GitFixMetadata } from '../../tasks/metadata.ts'
 import { slugFromSubject } from './slug.ts'
 
 /** What writing one task folder needs. */

@@ -2,10 +2,10 @@ import { readFile, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { harvest } from '../../../src/tasks/harvest/harvest.ts'
-import { buildRule } from '../../../src/tasks/harvest/rule.ts'
-import type { CandidatesFile } from '../../../src/tasks/harvest/candidates-file.ts'
-import { buildRepo, NODE_TEST_COMMAND } from './throwaway.ts'
+import { harvest } from '../../../src/curate/harvest/harvest.ts'
+import { buildRule } from '../../../src/curate/harvest/rule.ts'
+import type { CandidatesFile } from '../../../src/curate/harvest/candidates-file.ts'
+import { buildRepo, NODE_TEST_COMMAND } from '../../helpers/throwaway.ts'
 
 // A throwaway repository tested by the real `node --test`: one fix the rule takes, and one commit for each way
 // the rule or the harvest turns a commit away.

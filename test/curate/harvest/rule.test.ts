@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { SpecError } from '../../../src/errors.ts'
-import { applyRule, buildRule, fileRoles, ruleMatchers, type ScannedCommit } from '../../../src/tasks/harvest/rule.ts'
+import { applyRule, buildRule, fileRoles, ruleMatchers, type ScannedCommit } from '../../../src/curate/harvest/rule.ts'
 
 const rule = buildRule({ since: '2026-07-01', source: ['pkg/**/*.py'], tests: ['tests/**/test_*.py'] })
 const matchers = ruleMatchers(rule)

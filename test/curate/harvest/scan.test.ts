@@ -1,9 +1,9 @@
 import { rm } from 'node:fs/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildRule } from '../../../src/tasks/harvest/rule.ts'
-import { scanHistory } from '../../../src/tasks/harvest/scan.ts'
+import { buildRule } from '../../../src/curate/harvest/rule.ts'
+import { scanHistory } from '../../../src/curate/harvest/scan.ts'
 import { readerGit } from '../../../src/workspace/repository.ts'
-import { buildRepo } from './throwaway.ts'
+import { buildRepo } from '../../helpers/throwaway.ts'
 
 // One pass over a real history whose paths hold spaces, quotes and non-ASCII letters, with a rename and a merge.
 let repo: { dir: string; commits: string[] }

@@ -3,7 +3,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ProblemsError } from '../../../src/errors.ts'
-import { readExclusions } from '../../../src/tasks/select/exclusions.ts'
+import { readExclusions } from '../../../src/curate/select/exclusions.ts'
 
 const fixes = ['abcdef01' + '1'.repeat(32), 'abcdef02' + '2'.repeat(32), '9999999' + '9'.repeat(33)]
 let dir: string

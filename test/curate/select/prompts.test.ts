@@ -3,7 +3,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { ProblemsError } from '../../../src/errors.ts'
-import { checkPrompts, findGoldNames, goldFileNames, readPrompts } from '../../../src/tasks/select/prompts.ts'
+import { checkPrompts, findGoldNames, goldFileNames, readPrompts } from '../../../src/curate/select/prompts.ts'
 
 const dirs: string[] = []
 afterAll(async () => {

@@ -3,13 +3,13 @@ import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ProblemsError, SpecError } from '../../../src/errors.ts'
-import { harvest } from '../../../src/tasks/harvest/harvest.ts'
-import { buildRule } from '../../../src/tasks/harvest/rule.ts'
-import type { CandidatesFile } from '../../../src/tasks/harvest/candidates-file.ts'
+import { harvest } from '../../../src/curate/harvest/harvest.ts'
+import { buildRule } from '../../../src/curate/harvest/rule.ts'
+import type { CandidatesFile } from '../../../src/curate/harvest/candidates-file.ts'
 import { loadTaskSet } from '../../../src/tasks/load.ts'
-import { select } from '../../../src/tasks/select/select.ts'
+import { select } from '../../../src/curate/select/select.ts'
 import { removeTemplate } from '../../../src/workspace/template.ts'
-import { buildRepo, NODE_TEST_COMMAND } from '../harvest/throwaway.ts'
+import { buildRepo, NODE_TEST_COMMAND } from '../../helpers/throwaway.ts'
 
 // A throwaway repository tested by the real `node --test`, with two fixes: one whose tests are stable, and one
 // whose test file holds a flaky test (it fails on exactly the third run of its file, counted in a file outside

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { DEFAULT_SELECTION_SEED, seededShuffle, walkOrder } from '../../../src/tasks/select/shuffle.ts'
+import { DEFAULT_SELECTION_SEED, seededShuffle, walkOrder } from '../../../src/curate/select/shuffle.ts'
 
 const candidates = ['c3', 'a1', 'e5', 'b2', 'd4', 'f6', '07', '18'].map((fix) => ({ fix }))
 

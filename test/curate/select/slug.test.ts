@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { slugFromSubject } from '../../../src/tasks/select/slug.ts'
+import { slugFromSubject } from '../../../src/curate/select/slug.ts'
 
 describe('a task folder slug from the commit subject', () => {
   it('drops the fix prefix in its usual spellings', () => {
