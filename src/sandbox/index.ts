@@ -5,8 +5,9 @@
  */
 export { probeSandbox, resetSandboxProbe, sandboxLabel, SandboxUnavailable, SANDBOX_INSTALL, UNSANDBOXED, type SandboxInfo } from './probe.ts'
 export { mountOverlay, type MountedOverlay, type OverlayLayers } from './overlay.ts'
-export { RunSandbox, isolatedCommandLine, type RunSandboxOptions, type SandboxDenials, type SandboxProcess } from './sandbox.ts'
+export { RunSandbox, isolatedCommandLine, SANDBOX_HOST_PATH, type RunSandboxOptions, type SandboxDenials, type SandboxProcess } from './sandbox.ts'
 export { sandboxCommandLine, SYSTEM_READ_ONLY, type SandboxedCommand } from './command.ts'
 export { SandboxNetwork, allowedBy, PROXY_PORT } from './network.ts'
 export { commandInstallation, packageClosure } from './installation.ts'
 export type { SandboxSpec, SandboxNetworkSpec } from './spec.ts'
+export { toolchainMounts } from './toolchain.ts'

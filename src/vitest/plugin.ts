@@ -4,6 +4,7 @@ import { SpecError } from '../errors.ts'
 import type { LoadedExperiment } from '../experiment/load.ts'
 import { prepareLoadedExperiment, recordedRunsFor, type PreparedExperiment } from '../runs/prepare.ts'
 import { runKey, type Versions } from '../runs/record.ts'
+import { experimentSandboxVersion } from '../runs/sandbox.ts'
 import type { TaskModulePayload } from './payload.ts'
 
 const DECLARE_MODULE = path.resolve(import.meta.dirname, 'declare.ts')
@@ -48,6 +49,8 @@ export function taskOutcomePlugin(experiment: LoadedExperiment): Plugin {
     name: 'task-outcome',
     enforce: 'pre',
     async configureVitest() {
+      // No working sandbox (and no `sandbox: 'none'`): stop before any run, with the line saying what to install.
+      await experimentSandboxVersion(experiment.spec)
       const { prepared } = await prepare()
       if (prepared.tasks.length === 0) {
         const relative = path.relative(experiment.root, tasksDir) || '.'
