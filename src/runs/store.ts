@@ -25,7 +25,7 @@ function describeIssue(issue: { path: PropertyKey[]; message: string }): string 
 
 /**
  * Parses runs.jsonl text. A malformed line is a `DataError` naming the file,
- * the line and the field; a (task, arm, seed) recorded twice is one too.
+ * the line and the field; a (task, arm, seed) recorded twice under one spec hash is one too.
  * Blank lines are allowed. Fields the analysis does not use are kept.
  */
 export function parseRuns(text: string, file: string): RecordedRun[] {
@@ -45,7 +45,8 @@ export function parseRuns(text: string, file: string): RecordedRun[] {
     if (!parsed.success) {
       throw new DataError(`${file}:${lineNumber}: ${parsed.error.issues.map(describeIssue).join('; ')}`)
     }
-    const key = runKey(parsed.data)
+    // A run is recorded once per spec: after a logged change of the spec, the same (task, arm, seed) is measured again under the new hash.
+    const key = `${parsed.data.specSha256}\u0000${runKey(parsed.data)}`
     const earlier = seen.get(key)
     if (earlier !== undefined) {
       throw new DataError(
