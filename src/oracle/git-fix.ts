@@ -1,7 +1,7 @@
 import { cp, lstat, mkdir, mkdtemp, rm } from 'node:fs/promises'
 import path from 'node:path'
 import { HarnessFailure } from '../errors.ts'
-import { DEFAULT_TEST_GLOBS, runnerTestFiles, testPathPredicate } from '../tasks/harvest/test-paths.ts'
+import { DEFAULT_TEST_GLOBS, runnerTestFiles, testPathPredicate } from '../tasks/test-paths.ts'
 import type { GitFixTask } from '../tasks/task.ts'
 import { copyTemplate, parentTemplate } from '../workspace/template.ts'
 import type { Workspace } from '../workspace/workspace.ts'

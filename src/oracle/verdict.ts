@@ -1,4 +1,4 @@
-import type { OracleResult } from '../runs/record.ts'
+import type { OracleResult } from './result.ts'
 
 /** What the oracle decided about a run, and what it saw. */
 export interface OracleVerdict {

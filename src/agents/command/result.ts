@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { HarnessFailure, type HarnessFailureReason } from '../../errors.ts'
-import { TokensSchema } from '../../runs/record.ts'
+import { TokensSchema } from '../usage.ts'
 
 /**
  * The JSON result a `command` agent prints: the last non-empty line of its
