@@ -21,7 +21,7 @@ export function runsFilePath(outDir: string): string {
 
 /**
  * Parses runs.jsonl text. A malformed line is a `DataError` naming the file,
- * the line and the field; a (task, arm, seed) recorded twice is one too.
+ * the line and the field; a (task, arm, seed) recorded twice under one spec hash is one too.
  * Blank lines are allowed. Fields the analysis does not use are kept.
  */
 export function parseRuns(text: string, file: string): RecordedRun[] {
@@ -41,7 +41,8 @@ export function parseRuns(text: string, file: string): RecordedRun[] {
     if (!parsed.success) {
       throw new DataError(`${file}:${lineNumber}: ${describeSchemaIssues(parsed.error.issues)}`)
     }
-    const key = runKey(parsed.data)
+    // A run is recorded once per spec: after a logged change of the spec, the same (task, arm, seed) is measured again under the new hash.
+    const key = `${parsed.data.specSha256}\u0000${runKey(parsed.data)}`
     const earlier = seen.get(key)
     if (earlier !== undefined) {
       throw new DataError(
