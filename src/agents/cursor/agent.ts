@@ -28,7 +28,7 @@ export function cursorSdkVersion(): string {
     } catch {
       // keep walking up
     }
-    if (path.dirname(dir) === dir) throw new Error('cannot find the version of @cursor/sdk (is it installed?)')
+    if (path.dirname(dir) === dir) throw new SpecError('cannot find the version of @cursor/sdk: install it (`npm install @cursor/sdk`) to run the cursor agent')
     dir = path.dirname(dir)
   }
 }
