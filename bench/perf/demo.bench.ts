@@ -4,7 +4,7 @@ import path from 'node:path'
 import { Bench } from 'tinybench'
 import { createAgent } from '../../src/agents/index.ts'
 import type { Agent } from '../../src/agents/types.ts'
-import { judge, type OracleVerdict } from '../../src/oracle/index.ts'
+import { judge, type OracleJudgement } from '../../src/oracle/index.ts'
 import { armAgentSpec, buildRecord } from '../../src/runs/execute.ts'
 import { prepareExperiment } from '../../src/runs/prepare.ts'
 import { appendRun } from '../../src/runs/store.ts'
@@ -90,7 +90,7 @@ export default async function run(): Promise<void> {
   let current: { task: Task; arm: string; workspace?: Workspace } = { task: tasks[0]!, arm: arms[0]! }
   let agentMs: number[] = []
   let lastAgentResult: Awaited<ReturnType<Agent['run']>> | undefined
-  let lastVerdict: OracleVerdict | undefined
+  let lastJudgement: OracleJudgement | undefined
   let lastChanged: string[] = []
   const fresh = (phase: string) => async () => {
     current = nextFor(phase)
@@ -140,7 +140,7 @@ export default async function run(): Promise<void> {
         const workspace = current.workspace!
         lastChanged = await workspace.changedFiles()
         await workspace.diff()
-        lastVerdict = await judge(current.task, workspace, { timeoutMs: experiment.spec.oracleTimeoutSeconds * 1000, scratchDir: scratch })
+        lastJudgement = await judge(current.task, workspace, { timeoutMs: experiment.spec.oracleTimeoutSeconds * 1000, scratchDir: scratch })
       },
       {
         beforeEach: async () => {
@@ -165,7 +165,7 @@ export default async function run(): Promise<void> {
           agent: agents.get(arm)!.agent,
           agentVersion: agents.get(arm)!.version,
         },
-        { agent: lastAgentResult!, verdict: lastVerdict!, changedFiles: lastChanged, sandboxVersion: UNSANDBOXED, sandbox: null },
+        { agent: lastAgentResult!, judgement: lastJudgement!, changedFiles: lastChanged, sandboxVersion: UNSANDBOXED, sandbox: null },
         [],
         started,
         new Date(),

@@ -46,8 +46,8 @@ async function trial(task: Task, agent: Agent, timeoutMs: number): Promise<Check
       arm: agent.kind,
       seed: 1,
     })
-    const verdict = await judge(task, workspace, { timeoutMs, scratchDir: scratch })
-    return { solved: verdict.solved }
+    const judgement = await judge(task, workspace, { timeoutMs, scratchDir: scratch })
+    return { solved: judgement.solved }
   } catch (error) {
     if (error instanceof TaskOutcomeError) return { error: error.message }
     throw error

@@ -7,10 +7,10 @@ import { copyTemplate, parentTemplate } from '../workspace/template.ts'
 import type { Workspace } from '../workspace/workspace.ts'
 import { evaluateListed, type ListedOutcome } from './junit/outcome.ts'
 import { runTestCommand, type TestCommandRun } from './test-command.ts'
-import type { OracleOptions, OracleVerdict } from './verdict.ts'
+import type { OracleOptions, OracleJudgement } from './judgement.ts'
 
-/** The git-fix oracle's verdict: its `oracle` is always the tests' counts and failing ids. */
-export interface FixTestsVerdict extends OracleVerdict {
+/** The git-fix oracle's judgement: its `oracle` is always the tests' counts and failing ids. */
+export interface FixTestsJudgement extends OracleJudgement {
   readonly oracle: ListedOutcome
 }
 
@@ -87,7 +87,7 @@ function describeRun(run: TestCommandRun): string {
  * a conftest that no longer imports) and the run is unsolved, every listed
  * test failing. A run past the oracle timeout is unsolved too.
  */
-export async function runFixTests(task: GitFixTask, workspace: Workspace, options: OracleOptions): Promise<FixTestsVerdict> {
+export async function runFixTests(task: GitFixTask, workspace: Workspace, options: OracleOptions): Promise<FixTestsJudgement> {
   const isTestPath = testPathPredicate({ testGlobs: task.metadata.test_globs ?? DEFAULT_TEST_GLOBS, testFiles: task.metadata.test_files })
   const changed = await workspace.changedFiles()
   const taken = changed.filter((file) => !isTestPath(file))

@@ -2,7 +2,7 @@ import { execa } from 'execa'
 import { isolatedCommandLine, SANDBOX_HOST_PATH } from '../sandbox/index.ts'
 import type { FolderTask } from '../tasks/task.ts'
 import type { Workspace } from '../workspace/workspace.ts'
-import type { OracleOptions, OracleVerdict } from './verdict.ts'
+import type { OracleOptions, OracleJudgement } from './judgement.ts'
 
 /** Exit status recorded when `verify.sh` itself runs past the oracle timeout. */
 export const VERIFY_TIMEOUT_EXIT = 124
@@ -13,7 +13,7 @@ export const VERIFY_TIMEOUT_EXIT = 124
  * Sandboxed, it runs inside the workspace's overlay with no network, seeing
  * the script itself read-only and nothing else of the task. Exit 0 means solved.
  */
-export async function runVerifyScript(task: FolderTask, workspace: Workspace, options: OracleOptions): Promise<OracleVerdict> {
+export async function runVerifyScript(task: FolderTask, workspace: Workspace, options: OracleOptions): Promise<OracleJudgement> {
   const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: options.scratchDir, LANG: 'C.UTF-8' }
   const overlay = workspace.overlay
   const line =

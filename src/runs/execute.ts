@@ -4,7 +4,7 @@ import type { Agent, AgentRunResult } from '../agents/types.ts'
 import { HarnessFailure, ProblemsError, type Problem } from '../errors.ts'
 import type { ArmSpec } from '../experiment/schema.ts'
 import type { LoadedExperiment } from '../experiment/load.ts'
-import { judge, touchesGoldFile, type OracleVerdict } from '../oracle/index.ts'
+import { judge, touchesGoldFile, type OracleJudgement } from '../oracle/index.ts'
 import type { Task } from '../tasks/task.ts'
 import { harnessVersion } from '../version.ts'
 import { buildAgentEnv } from '../workspace/env.ts'
@@ -43,7 +43,7 @@ export interface TrialResult {
   readonly sandboxVersion: string
   /** What the sandbox refused (null when UNSANDBOXED). */
   readonly sandbox: SandboxDenials | null
-  readonly verdict: OracleVerdict
+  readonly judgement: OracleJudgement
   readonly changedFiles: string[]
   /** SHA-256 of each skill the workspace held (skill experiments only). */
   readonly skills?: Record<string, string>
@@ -141,15 +141,15 @@ export async function runTrial(context: RunContext, artifactsDir: string): Promi
     checkManipulation(arm, armSpec.hooks, agentResult)
     const changedFiles = await workspace.changedFiles()
     await writeFile(path.join(artifactsDir, 'diff.patch'), await workspace.diff())
-    const verdict = await judge(task, workspace, {
+    const judgement = await judge(task, workspace, {
       timeoutMs: experiment.spec.oracleTimeoutSeconds * 1000,
       scratchDir: scratch,
       ...(context.signal === undefined ? {} : { signal: context.signal }),
       ...(sandbox === undefined ? {} : { sandbox: { readOnly } }),
     })
-    await writeFile(path.join(artifactsDir, 'oracle.stdout.txt'), verdict.stdout)
-    await writeFile(path.join(artifactsDir, 'oracle.stderr.txt'), verdict.stderr)
-    return { agent: agentResult, sandboxVersion, sandbox: denials, verdict, changedFiles, ...(skills === undefined ? {} : { skills }) }
+    await writeFile(path.join(artifactsDir, 'oracle.stdout.txt'), judgement.stdout)
+    await writeFile(path.join(artifactsDir, 'oracle.stderr.txt'), judgement.stderr)
+    return { agent: agentResult, sandboxVersion, sandbox: denials, judgement, changedFiles, ...(skills === undefined ? {} : { skills }) }
   } finally {
     await sandbox?.close()
     await workspace.dispose()
@@ -174,7 +174,7 @@ export function buildRecord(context: RunContext, trial: TrialResult, retries: Ha
   const { experiment, task, arm, seed } = context
   const armSpec = experiment.spec.arms[arm]!
   const timedOut = trial.agent.stop === 'timeout'
-  const solved = !timedOut && trial.verdict.solved
+  const solved = !timedOut && trial.judgement.solved
   const fired = trial.agent.hooksFired
   const transcript = trial.agent.transcriptSha256 === null ? null : path.posix.join(artifactsPath({ task: task.id, arm, seed }), 'transcript.jsonl')
   return {
@@ -195,7 +195,7 @@ export function buildRecord(context: RunContext, trial: TrialResult, retries: Ha
     wallMs: Math.round(trial.agent.wallMs),
     changedFiles: trial.changedFiles,
     goldFileTouched: touchesGoldFile(task, trial.changedFiles),
-    oracle: trial.verdict.oracle,
+    oracle: trial.judgement.oracle,
     manipulation:
       armSpec.hooks.length === 0 ? null : { hookPromptsRecorded: fired?.UserPromptSubmit ?? 0, hookEditsRecorded: fired?.PostToolUse ?? 0 },
     versions: {

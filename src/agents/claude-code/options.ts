@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { SpecError } from '../../errors.ts'
+import { schemaProblems, SpecError } from '../../errors.ts'
 import { ScriptedModelOptionsSchema } from '../../scripted-model/options.ts'
 
 /**
@@ -30,6 +30,6 @@ export type ClaudeCodeOptionsInput = z.input<typeof ClaudeCodeOptionsSchema>
 export function parseClaudeCodeOptions(options: unknown): ClaudeCodeOptions {
   const parsed = ClaudeCodeOptionsSchema.safeParse(options ?? {})
   if (parsed.success) return parsed.data
-  const problems = parsed.error.issues.map((issue) => `agent.options${issue.path.map((key) => (typeof key === 'number' ? `[${key}]` : `.${String(key)}`)).join('')}: ${issue.message}`)
+  const problems = schemaProblems(parsed.error.issues, 'agent.options').map((problem) => `${problem.field}: ${problem.message}`)
   throw new SpecError(`claude-code: invalid options:\n  ${problems.join('\n  ')}`)
 }

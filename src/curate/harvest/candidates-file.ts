@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { z } from 'zod'
-import { ProblemsError, type Problem } from '../../errors.ts'
+import { ProblemsError, schemaProblems, type Problem } from '../../errors.ts'
 import { buildRule, type HarvestRule } from './rule.ts'
 
 /**
@@ -104,11 +104,7 @@ export async function readCandidatesFile(file: string): Promise<LoadedCandidates
   }
   const parsed = CandidatesFileSchema.safeParse(raw)
   if (!parsed.success) {
-    const problems: Problem[] = parsed.error.issues.map((issue) => ({
-      file,
-      field: issue.path.length === 0 ? '(root)' : issue.path.map(String).join('.'),
-      message: issue.message,
-    }))
+    const problems: Problem[] = schemaProblems(parsed.error.issues).map((problem) => ({ file, ...problem }))
     throw new ProblemsError('The candidates file is not valid:', problems)
   }
   return { file: absolute, data: parsed.data, repo: path.resolve(path.dirname(absolute), parsed.data.repo) }

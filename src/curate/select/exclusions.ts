@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import { z } from 'zod'
-import { ProblemsError, type Problem } from '../../errors.ts'
+import { ProblemsError, schemaProblems, type Problem } from '../../errors.ts'
 
 /**
  * `exclusions.json`: candidates a person ruled out before the seeded walk,
@@ -56,9 +56,7 @@ export async function readExclusions(file: string, candidateFixes: readonly stri
   const parsed = ExclusionsFileSchema.safeParse(raw)
   const problems: Problem[] = []
   if (!parsed.success) {
-    for (const issue of parsed.error.issues) {
-      problems.push({ file, field: issue.path.length === 0 ? '(root)' : issue.path.map(String).join('.'), message: issue.message })
-    }
+    for (const problem of schemaProblems(parsed.error.issues)) problems.push({ file, ...problem })
     throw new ProblemsError('The exclusions file is not valid:', problems)
   }
   const exclusions = new Map<string, Exclusion>()

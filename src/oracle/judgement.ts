@@ -1,7 +1,10 @@
 import type { OracleResult } from './result.ts'
 
-/** What the oracle decided about a run, and what it saw. */
-export interface OracleVerdict {
+/**
+ * What the oracle decided about a run, and what it saw: solved or not, with
+ * the evidence. (Not a "verdict": that word is the decision rule's answer.)
+ */
+export interface OracleJudgement {
   readonly solved: boolean
   readonly oracle: OracleResult
   /** The oracle's own output, kept beside the record. */
