@@ -6,6 +6,7 @@ import type { LoadedExperiment } from '../experiment/load.ts'
 import { armAgentSpec } from '../runs/execute.ts'
 import { prepareLoadedExperiment, recordedRunsFor, type PreparedExperiment } from '../runs/prepare.ts'
 import { runKey, type Versions } from '../runs/record.ts'
+import { experimentSandboxVersion } from '../runs/sandbox.ts'
 import type { TaskModulePayload } from './payload.ts'
 
 // Beside this file, with its extension: `declare.ts` in the sources, `declare.js` in the build.
@@ -77,6 +78,8 @@ export function taskOutcomePlugin(experiment: LoadedExperiment): Plugin {
       neverCacheTaskModules(context, (id) => isTaskModule(id, tasksDir))
       // An agent CLI is an optional peer dependency: a missing one stops the experiment here, in one line, before any run.
       for (const arm of Object.keys(experiment.spec.arms)) requireAgentPackage(armAgentSpec(experiment, arm))
+      // No working sandbox (and no `sandbox: 'none'`): stop before any run, with the line saying what to install.
+      await experimentSandboxVersion(experiment.spec)
       const { prepared } = await prepare()
       if (prepared.tasks.length === 0) {
         const relative = path.relative(experiment.root, tasksDir) || '.'
