@@ -1,5 +1,6 @@
 import { SpecError, DataError } from '../errors.ts'
 import type { RecordedRun } from '../runs/record.ts'
+import { sandboxSummary, type SandboxSummary } from './sandbox-summary.ts'
 import { holmAdjust } from '../stats/holm.ts'
 import type { McNemarResult } from '../stats/mcnemar.ts'
 import { compareArms, type Comparison, type EffectResult } from './comparison.ts'
@@ -76,6 +77,8 @@ export interface AnalysisReport {
   readonly earlierSpecs: readonly EarlierSpecRuns[]
   /** Tasks fixed on or before the model's training cutoff (reported, not judged); null when the spec names no cutoff. */
   readonly contamination: Contamination | null
+  /** The sandbox the runs ran in (UNSANDBOXED said so) and the runs that tried to reach beyond it. */
+  readonly sandbox: SandboxSummary
 }
 
 function checkSettings(settings: AnalysisSettings): void {
@@ -132,7 +135,12 @@ export function analyzeRuns(records: readonly RecordedRun[], settings: AnalysisS
     unexpectedRuns: completeness.unexpectedRuns,
     armsWithoutRuns: completeness.armsWithoutRuns,
   }
-  const preregistration = { changeLog: settings.changeLog ?? [], earlierSpecs: settings.earlierSpecs ?? [], contamination: settings.contamination ?? null }
+  const preregistration = {
+    changeLog: settings.changeLog ?? [],
+    earlierSpecs: settings.earlierSpecs ?? [],
+    contamination: settings.contamination ?? null,
+    sandbox: sandboxSummary(records, arms),
+  }
   if (!completeness.complete) {
     return {
       ...base,
