@@ -11,6 +11,7 @@ import { buildAgentEnv } from '../workspace/env.ts'
 import { createWorkspace, defaultWorkspaceRoot } from '../workspace/index.ts'
 import { applyArmSetup } from '../workspace/setup.ts'
 import { cachedSkillLibrary, installSkills, resolveArmSkills, skillsDirFor } from '../workspace/skills.ts'
+import { artifactsPath, transcriptPath } from './artifacts.ts'
 import type { HarnessRetry, RunRecord } from './record.ts'
 
 /** Everything one run needs. */
@@ -41,6 +42,8 @@ export interface TrialResult {
   readonly changedFiles: string[]
   /** SHA-256 of each skill the workspace held (skill experiments only). */
   readonly skills?: Record<string, string>
+  /** Test-disarming patterns found in the agent's change. */
+  readonly integrityFlags?: readonly string[]
 }
 
 /** Puts a skill experiment's condition skills into the workspace; returns their hashes (undefined outside skill experiments). */
@@ -55,10 +58,7 @@ async function installConditionSkills(context: RunContext, workspace: string): P
   return installSkills(workspace, skillsDirFor(armAgentSpec(experiment, arm).kind, skillsSpec), names, library)
 }
 
-/** The artifacts folder of a run, relative to the output folder (git-ignored). */
-export function artifactsPath(run: { task: string; arm: string; seed: number }): string {
-  return path.posix.join('artifacts', run.task, run.arm, `seed-${run.seed}`)
-}
+export { artifactsPath } from './artifacts.ts'
 
 /** The arm's spec with the experiment's agent merged in. */
 export function armAgentSpec(experiment: LoadedExperiment, arm: string) {
@@ -154,7 +154,7 @@ export function buildRecord(context: RunContext, trial: TrialResult, retries: Ha
   const timedOut = trial.agent.stop === 'timeout'
   const solved = !timedOut && trial.verdict.solved
   const fired = trial.agent.hooksFired
-  const transcript = trial.agent.transcriptSha256 === null ? null : path.posix.join(artifactsPath({ task: task.id, arm, seed }), 'transcript.jsonl')
+  const transcript = trial.agent.transcriptSha256 === null ? null : transcriptPath({ task: task.id, arm, seed })
   return {
     experiment: experiment.spec.name,
     specSha256: context.specSha256,
@@ -186,6 +186,7 @@ export function buildRecord(context: RunContext, trial: TrialResult, retries: Ha
     transcript,
     transcriptSha256: trial.agent.transcriptSha256,
     harnessRetries: retries,
+    integrityFlags: [...(trial.integrityFlags ?? [])],
     ...(trial.skills === undefined ? {} : { skills: trial.skills }),
     startedAt: startedAt.toISOString(),
     finishedAt: finishedAt.toISOString(),

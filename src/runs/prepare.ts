@@ -9,7 +9,7 @@ import { armAppliesTo, loadSkillLibrary, resolveArmSkills } from '../workspace/s
 import type { Task } from '../tasks/task.ts'
 import { planRuns, type PlannedRun } from './plan.ts'
 import { runKey, type RecordedRun } from './record.ts'
-import { readRuns, runsFilePath } from './store.ts'
+import { checkPlanned, readRuns, runsFilePath } from './store.ts'
 
 /** An experiment ready to run: its tasks, its spec hash and its plan. */
 export interface PreparedExperiment {
@@ -136,7 +136,9 @@ export function checkRecordedRuns(prepared: PreparedExperiment, records: readonl
 
 /** Reads and checks the recorded runs of a prepared experiment; returns them keyed by (task, arm, seed). */
 export function recordedRunsFor(prepared: PreparedExperiment): Map<string, RecordedRun> {
-  const { records } = readRuns(runsFilePath(prepared.experiment.outDir))
+  const file = runsFilePath(prepared.experiment.outDir)
+  const { records } = readRuns(file, { setAsideTorn: true })
   checkRecordedRuns(prepared, records)
+  checkPlanned(records, prepared.plan, path.relative(prepared.experiment.root, file))
   return new Map(records.map((record) => [runKey(record), record]))
 }

@@ -9,7 +9,9 @@ import { parseRecordedExperiment, resolveAnalysis, type AnalysisFlags, type Reco
 import { DataError } from '../../errors.ts'
 import { readRecordedSpec, specFilePath } from '../../runs/prepare.ts'
 import type { RecordedRun } from '../../runs/record.ts'
-import { readRuns, runsFilePath } from '../../runs/store.ts'
+import type { PlannedRun } from '../../runs/plan.ts'
+import { checkPlanned, readRuns, runsFilePath } from '../../runs/store.ts'
+import { describeVerification } from '../../runs/transcripts.ts'
 import { ExitCode } from '../main.ts'
 
 /** A path as the user would type it: relative inside the working folder, absolute outside it. */
@@ -23,6 +25,8 @@ export interface AnalysisInput {
   readonly runsFile: string
   readonly records: readonly RecordedRun[]
   readonly spec: RecordedExperiment | null
+  /** One line saying what the read verified: the hash chain and the transcripts. */
+  readonly verification: string
 }
 
 /**
@@ -37,11 +41,12 @@ export function loadAnalysisInput(target: string): AnalysisInput {
   const runsFile = statSync(resolved).isDirectory() ? runsFilePath(resolved) : resolved
   const shown = displayPath(runsFile)
   if (!existsSync(runsFile)) throw new DataError(`${shown}: no such file; the folder holds no recorded runs.`)
-  const { records } = readRuns(runsFile)
+  const { records, head, transcripts } = readRuns(runsFile)
   if (records.length === 0) throw new DataError(`${shown}: no runs recorded yet.`)
+  const verification = describeVerification(shown, head.lines, transcripts)
   const outDir = path.dirname(runsFile)
   const recorded = readRecordedSpec(outDir)
-  if (recorded === undefined) return { runsFile: shown, records, spec: null }
+  if (recorded === undefined) return { runsFile: shown, records, spec: null, verification }
   const specFile = displayPath(specFilePath(outDir))
   const spec = parseRecordedExperiment(recorded.manifest?.experiment, specFile)
   const foreign = records.find((record) => record.specSha256 !== recorded.specSha256)
@@ -51,7 +56,9 @@ export function loadAnalysisInput(target: string): AnalysisInput {
         `but ${specFile} describes spec ${recorded.specSha256.slice(0, 12)}: the spec beside the runs is not theirs.`,
     )
   }
-  return { runsFile: shown, records, spec }
+  const plan = (recorded as { plan?: unknown }).plan
+  if (Array.isArray(plan)) checkPlanned(records, plan as PlannedRun[], shown)
+  return { runsFile: shown, records, spec, verification }
 }
 
 /** The settings and plan for a loaded input and command-line flags. */
@@ -120,6 +127,7 @@ export function registerAnalyze(program: Command): void {
       const input = loadAnalysisInput(target)
       const { json, ...flags } = options
       const { settings, expected } = resolveInput(input, flags)
+      process.stderr.write(`${input.verification}\n`)
       process.stderr.write(
         `analysing ${input.records.length} run(s) of ${input.runsFile}: ${settings.treatments.join(', ')} against ${settings.control}` +
           `${input.spec === null ? ' (no spec.json: decision parameters are the flags or the pre-registered defaults)' : ''}\n`,
