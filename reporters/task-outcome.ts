@@ -66,9 +66,10 @@ export default class TaskOutcomeReporter implements Reporter {
         await this.#writeSpecOnce(ledger)
         await this.#conclude(ledger)
       } catch (error) {
-        if (!(error instanceof TaskOutcomeError)) throw error
+        // One experiment's failure never hides another's: each is concluded on its own.
         failures.push(ledger.provide.name)
-        this.#log(`\ntask-outcome · ${ledger.provide.name}: no conclusion: ${error.message}`)
+        const what = error instanceof TaskOutcomeError ? error.message : `the analysis failed: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`
+        this.#log(`\ntask-outcome · ${ledger.provide.name}: no conclusion: ${what}`)
       }
     }
     if (failures.length > 0) process.exitCode = 1

@@ -12,6 +12,7 @@ import { createWorkspace, defaultWorkspaceRoot } from '../workspace/index.ts'
 import { applyArmSetup } from '../workspace/setup.ts'
 import { cachedSkillLibrary, installSkills, resolveArmSkills, skillsDirFor } from '../workspace/skills.ts'
 import { artifactsPath, transcriptPath } from './artifacts.ts'
+import { checkReportedNumbers } from './plausibility.ts'
 import type { HarnessRetry, RunRecord } from './record.ts'
 
 /** Everything one run needs. */
@@ -118,6 +119,7 @@ export async function runTrial(context: RunContext, artifactsDir: string): Promi
       seed: context.seed,
       ...(context.signal === undefined ? {} : { signal: context.signal }),
     })
+    checkReportedNumbers(agentResult, experiment.spec.budgetUsd, `${task.id} › ${arm} › seed ${context.seed}: the agent`)
     checkManipulation(arm, armSpec.hooks, agentResult)
     const changedFiles = await workspace.changedFiles()
     await writeFile(path.join(artifactsDir, 'diff.patch'), await workspace.diff())

@@ -1,6 +1,7 @@
 import { closeSync, existsSync, fstatSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readFileSync, readSync, writeFileSync, writeSync } from 'node:fs'
 import path from 'node:path'
 import { DataError } from '../errors.ts'
+import { anchorOf, anchorPath, checkAnchor, readAnchor, writeAnchor } from './anchor.ts'
 import { EMPTY_HEAD, GENESIS_SHA256, lineSha256, type ChainHead } from './chain.ts'
 import { contradictions } from './consistency.ts'
 import type { PlannedRun } from './plan.ts'
@@ -38,7 +39,11 @@ export interface RunsFile {
 export interface ReadRunsOptions {
   /** The experiment's plan: a record of a run outside it, or at another place in it, is a `DataError`. */
   readonly plan?: readonly PlannedRun[]
-  /** Move a torn last line to a side file (the recorder does, before it appends); readers only warn. */
+  /**
+   * Read as the recorder does, before it appends: a torn last line is moved to
+   * a side file (readers only warn), records without the anchor file are
+   * refused, and an anchor one append behind (a crash) is moved up.
+   */
   readonly setAsideTorn?: boolean
   /** Where warnings go (default: stderr). */
   readonly warn?: (message: string) => void
@@ -191,6 +196,17 @@ export function readRuns(file: string, options: ReadRunsOptions = {}): RunsFile 
     )
   }
   const { records, head } = parseChained(bytes.subarray(0, end).toString('utf8'), file, options.plan)
+  const anchor = readAnchor(file)
+  if (anchor === undefined) {
+    if (options.setAsideTorn === true && records.length > 0) {
+      throw new DataError(
+        `${file}: ${records.length} record(s) but no ${path.basename(anchorPath(file))} beside them: the recorder writes it with every line, so the file was not left by the recorder (copied without it, or written by hand). ` +
+          'Analyse it with `task-outcome analyze`, but record new runs into a new output folder.',
+      )
+    }
+  } else if (checkAnchor(file, head, anchor, RESTORE).lagging && options.setAsideTorn === true) {
+    writeAnchor(file, anchorOf(head))
+  }
   return { file, records, head, transcripts: checkTranscripts(records, file), torn }
 }
 
@@ -275,10 +291,14 @@ export function appendRun(file: string, record: RunRecord, options: AppendOption
       )
     }
     const line = JSON.stringify({ ...parsed.data, prevSha256: previous })
+    const lineSha = lineSha256(line)
+    const lines = expected?.lines ?? countLines(fd, size)
+    writeAnchor(file, { lines, sha256: previous, bytes: size, pending: lineSha })
     writeSync(fd, `${line}\n`)
     fsyncSync(fd)
-    const lines = expected?.lines ?? countLines(fd, size)
-    return { lines: lines + 1, sha256: lineSha256(line), bytes: size + Buffer.byteLength(line) + 1 }
+    const head = { lines: lines + 1, sha256: lineSha, bytes: size + Buffer.byteLength(line) + 1 }
+    writeAnchor(file, anchorOf(head))
+    return head
   } finally {
     closeSync(fd)
   }

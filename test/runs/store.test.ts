@@ -6,6 +6,7 @@ import { describe, expect, test } from 'vitest'
 import { DataError } from '../../src/errors.ts'
 import { transcriptPath } from '../../src/runs/artifacts.ts'
 import type { RunRecord } from '../../src/runs/record.ts'
+import { readAnchor, writeAnchor } from '../../src/runs/anchor.ts'
 import { appendRun, formatRuns, parseRuns, readRuns } from '../../src/runs/store.ts'
 
 /** A complete, valid record to vary. */
@@ -214,6 +215,51 @@ describe('runs.jsonl', () => {
     const { file } = await threeRuns()
     const records = [1, 2, 3].map((seed) => sampleRecord({ seed, order: seed - 1, transcript: null, transcriptSha256: null }))
     expect(formatRuns(records)).toBe(await readFile(file, 'utf8'))
+  })
+})
+
+describe('the anchor beside runs.jsonl', () => {
+  test('a well-linked line appended by anything but the recorder is refused, naming it', async () => {
+    const { file, lines } = await threeRuns()
+    const forged = JSON.stringify({ ...sampleRecord({ seed: 4, order: 3, transcript: null, transcriptSha256: null }), prevSha256: sha(lines[2]!) })
+    await writeFile(file, `${forged}\n`, { flag: 'a' })
+    expect(() => readRuns(file)).toThrow(/runs\.jsonl:4: not written by the recorder: its last append was line 3/)
+  })
+
+  test('a changed last line is refused, naming it', async () => {
+    const { file, lines } = await threeRuns()
+    lines[2] = lines[2]!.replace('"costUsd":0.05', '"costUsd":0.01')
+    await writeFile(file, `${lines.join('\n')}\n`)
+    expect(() => readRuns(file)).toThrow(/runs\.jsonl:3: the last line was changed after the recorder wrote it/)
+  })
+
+  test('a last line removed is refused, naming it', async () => {
+    const { file, lines } = await threeRuns()
+    await writeFile(file, `${lines.slice(0, 2).join('\n')}\n`)
+    expect(() => readRuns(file)).toThrow(/runs\.jsonl:3: line\(s\) 3–3 were removed from the end/)
+  })
+
+  test('a crash between the append and the anchor reads as a crash: the records load and the writer moves the anchor', async () => {
+    const { file, lines } = await threeRuns()
+    writeAnchor(file, { lines: 2, sha256: sha(lines[1]!), bytes: Buffer.byteLength(`${lines[0]}\n${lines[1]}\n`), pending: sha(lines[2]!) })
+    expect(readRuns(file).records).toHaveLength(3)
+    readRuns(file, { setAsideTorn: true })
+    expect(readAnchor(file)).toMatchObject({ lines: 3, sha256: sha(lines[2]!), pending: null })
+  })
+
+  test('a crash mid-line (torn, anchor pending) reads as a crash', async () => {
+    const { file, lines } = await threeRuns()
+    const next = JSON.stringify({ ...sampleRecord({ seed: 4, order: 3 }), prevSha256: sha(lines[2]!) })
+    writeAnchor(file, { lines: 3, sha256: sha(lines[2]!), bytes: 0, pending: sha(next) })
+    await writeFile(file, next.slice(0, 30), { flag: 'a' })
+    expect(readRuns(file, { setAsideTorn: true, ...quiet }).records).toHaveLength(3)
+  })
+
+  test('records without the anchor are read by readers, and refused by the recorder', async () => {
+    const file = await tempFile()
+    await writeFile(file, formatRuns([sampleRecord()]))
+    expect(readRuns(file).records).toHaveLength(1)
+    expect(() => readRuns(file, { setAsideTorn: true })).toThrow(/1 record\(s\) but no runs\.jsonl\.head beside them/)
   })
 })
 
