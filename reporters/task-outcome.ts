@@ -1,25 +1,38 @@
-import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { appendFileSync, mkdirSync, renameSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import type { TestCase, TestModule, TestProject, TestSpecification, Vitest } from 'vitest/node'
 import type { Reporter } from 'vitest/reporters'
 import { summariseArms, formatArmSummary } from '../src/runs/summary.ts'
-import { prepareExperiment, specFilePath, type PreparedExperiment } from '../src/runs/prepare.ts'
+import { checkRecordedRuns, currentSpecRuns, prepareExperiment, readRecordedSpec, specFilePath, type PreparedExperiment } from '../src/runs/prepare.ts'
+import { reviseSpecRecord } from '../src/runs/spec-record.ts'
 import { runKey, type RecordedRun, type RunRecord } from '../src/runs/record.ts'
 import { summariseSweep } from '../src/runs/sweep.ts'
 import { caseName } from '../src/runs/plan.ts'
 import { runSummary } from '../src/runs/summary.ts'
-import { appendRun, readRuns, runsFilePath } from '../src/runs/store.ts'
+import { appendRun, checkPlanned, readRuns, runsFilePath } from '../src/runs/store.ts'
 import type { ChainHead } from '../src/runs/chain.ts'
-import { describeVerification } from '../src/runs/transcripts.ts'
+import { describeVerification } from '../src/runs/transcript-check.ts'
 import { DataError, TaskOutcomeError } from '../src/errors.ts'
 import { concludeExperiment } from '../src/analysis/conclude.ts'
 import { ALREADY_RECORDED, PROVIDE_KEY, type ExperimentProvide } from '../src/vitest/meta.ts'
+
+/** A run's identity within its spec: after a logged change the same (task, arm, seed) is measured again under the new hash. */
+function recordKey(run: { specSha256: string; task: string; arm: string; seed: number }): string {
+  return `${run.specSha256}\u0000${runKey(run)}`
+}
+
+/** How many runs each earlier spec hash holds (kept, never pooled). */
+function earlierSpecCounts(records: readonly RecordedRun[], current: string): { specSha256: string; runs: number }[] {
+  const counts = new Map<string, number>()
+  for (const record of records) if (record.specSha256 !== current) counts.set(record.specSha256, (counts.get(record.specSha256) ?? 0) + 1)
+  return [...counts].map(([specSha256, runs]) => ({ specSha256, runs }))
+}
 
 /** What the reporter tracks for one experiment during a Vitest run. */
 interface ExperimentLedger {
   readonly provide: ExperimentProvide
   readonly runsFile: string
-  /** (task, arm, seed) keys already in runs.jsonl: a run is appended at most once. */
+  /** (spec hash, task, arm, seed) keys already in runs.jsonl: a run is appended at most once per spec. */
   readonly recorded: Set<string>
   /** Where the file ended after the recorder's last read or append: anything else appended since is refused. */
   head: ChainHead
@@ -86,7 +99,7 @@ export default class TaskOutcomeReporter implements Reporter {
       ledger = {
         provide,
         runsFile,
-        recorded: new Set(read.records.map(runKey)),
+        recorded: new Set(read.records.map(recordKey)),
         head: read.head,
         refused: undefined,
         appended: 0,
@@ -112,7 +125,7 @@ export default class TaskOutcomeReporter implements Reporter {
       else if (result.state === 'failed') ledger.failed++
       return
     }
-    const key = runKey(run)
+    const key = recordKey(run)
     if (ledger.recorded.has(key)) return
     ledger.recorded.add(key)
     try {
@@ -156,16 +169,38 @@ export default class TaskOutcomeReporter implements Reporter {
   }
 
   /**
-   * Keeps the spec manifest beside runs.jsonl, so a later change of the spec
-   * can be named file by file. Written once, never rewritten: the plugin has
-   * already refused to run when recorded runs belong to another spec.
+   * Keeps spec.json beside runs.jsonl: the spec's manifest (so a later change
+   * can be named file by file) and its change log. It only grows: when the
+   * spec changed under recorded runs (and the plugin accepted the change-log
+   * entry), the recorded spec moves whole into `earlier`. Checked again here,
+   * so a refused change is never written.
    */
   async #writeSpecOnce(ledger: ExperimentLedger): Promise<void> {
     const file = specFilePath(ledger.provide.outDir)
-    if (existsSync(file)) return
     const prepared = await this.#prepare(ledger)
+    const { records } = readRuns(ledger.runsFile)
+    try {
+      checkRecordedRuns(prepared, records)
+    } catch {
+      return
+    }
+    const { root, file: experimentFile, exportName } = prepared.experiment
+    const revised = reviseSpecRecord(
+      readRecordedSpec(ledger.provide.outDir),
+      {
+        specSha256: prepared.specSha256,
+        manifest: prepared.manifest,
+        changeLog: prepared.changeLog,
+        source: { file: path.relative(root, experimentFile).split(path.sep).join('/'), exportName },
+      },
+      records.length,
+      new Date(),
+    )
+    if (revised === undefined) return
     mkdirSync(path.dirname(file), { recursive: true })
-    writeFileSync(file, `${JSON.stringify({ specSha256: prepared.specSha256, manifest: prepared.manifest }, null, 2)}\n`, { flag: 'wx' })
+    const temporary = `${file}.${process.pid}.tmp`
+    writeFileSync(temporary, `${JSON.stringify(revised, null, 2)}\n`)
+    renameSync(temporary, file)
   }
 
   /**
@@ -199,14 +234,16 @@ export default class TaskOutcomeReporter implements Reporter {
     const prepared = await this.#prepare(ledger)
     const relative = path.relative(ledger.provide.root, ledger.runsFile)
     if (ledger.refused !== undefined) throw ledger.refused
-    const read = readRuns(ledger.runsFile, { plan: prepared.plan })
+    const read = readRuns(ledger.runsFile)
+    checkPlanned(read.records, prepared.plan, relative, prepared.specSha256)
     if (read.head.bytes !== ledger.head.bytes || read.head.sha256 !== ledger.head.sha256) {
       throw new DataError(
         `${relative} changed after the recorder's last append (the recorder's last line is line ${ledger.head.lines}; the file now ends at line ${read.head.lines}, and not as the recorder left it). ` +
           'Records are never edited: restore the file as the recorder left it, from a copy.',
       )
     }
-    const { records } = read
+    const all = read.records
+    const records = currentSpecRuns(prepared, all)
     const lines = [
       '',
       `task-outcome · ${ledger.provide.name} · ${relative}`,
@@ -215,7 +252,16 @@ export default class TaskOutcomeReporter implements Reporter {
         (ledger.failed > 0 ? `, ${ledger.failed} failed (nothing recorded; see the failures above)` : ''),
       formatArmSummary(summariseArms(records, Object.keys(prepared.experiment.spec.arms))),
     ]
-    const conclusion = concludeExperiment({ experiment: prepared.experiment.spec, outDir: ledger.provide.outDir, records, plan: prepared.plan })
+    if (records.length < all.length) {
+      lines.push(`  ${all.length - records.length} run(s) recorded under earlier specs are kept in ${relative} and not pooled: this analysis uses spec ${prepared.specSha256.slice(0, 12)} only`)
+    }
+    const conclusion = concludeExperiment({
+      experiment: prepared.experiment.spec,
+      outDir: ledger.provide.outDir,
+      records,
+      plan: prepared.plan,
+      earlierSpecs: earlierSpecCounts(all, prepared.specSha256),
+    })
     lines.push(conclusion.text)
     if (prepared.experiment.spec.skills !== undefined) lines.push(this.#writeSweep(prepared, ledger, records, conclusion.complete, conclusion.verdict))
     this.#log(lines.join('\n'))

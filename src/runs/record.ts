@@ -1,4 +1,6 @@
 import { z } from 'zod'
+import { CostSourceSchema, TokensSchema } from '../agents/usage.ts'
+import { OracleSchema } from '../oracle/result.ts'
 
 /**
  * The `RunRecord`: one line of `runs.jsonl`, one measured (task, arm, seed).
@@ -14,34 +16,9 @@ const isoTime = z.iso.datetime({ offset: true })
 export const OutcomeSchema = z.enum(['solved', 'unsolved', 'timeout'])
 export type Outcome = z.infer<typeof OutcomeSchema>
 
-/** Where `costUsd` came from: the agent's own report, tokens × a price table, or the budget cap (timeouts). */
-export const CostSourceSchema = z.enum(['agent', 'priced', 'budget-cap'])
-export type CostSource = z.infer<typeof CostSourceSchema>
-
-/** Token counts for the whole session (input excludes cache reads and writes). */
-export const TokensSchema = z.strictObject({
-  input: count,
-  output: count,
-  cacheRead: count,
-  cacheWrite: count,
-})
-export type Tokens = z.infer<typeof TokensSchema>
-
-const passedOfTotal = z.strictObject({ passed: count, total: count })
-
-/** A git-fix task's oracle: the fix's own tests, run after the agent stopped. */
-export const TestsOracleSchema = z.strictObject({
-  failToPass: passedOfTotal,
-  passToPass: passedOfTotal,
-  /** Normalised ids of the FAIL_TO_PASS / PASS_TO_PASS tests that did not pass. */
-  failing: z.array(z.string()),
-})
-
-/** A folder task's oracle: `verify.sh`'s exit status (0 = solved). */
-export const VerifyOracleSchema = z.strictObject({ verifyExit: z.number().int() })
-
-export const OracleSchema = z.union([TestsOracleSchema, VerifyOracleSchema])
-export type OracleResult = z.infer<typeof OracleSchema>
+/** The parts the agents and the oracle define, re-exported so readers of records find them here too. */
+export { CostSourceSchema, TokensSchema, type CostSource, type Tokens } from '../agents/usage.ts'
+export { OracleSchema, TestsOracleSchema, VerifyOracleSchema, type OracleResult } from '../oracle/result.ts'
 
 /** Manipulation check: how often the treatment's hooks ran inside the session. */
 export const ManipulationSchema = z.strictObject({
@@ -62,6 +39,8 @@ export const VersionsSchema = z.strictObject({
   tool: z.string().nullable(),
   /** `process.version` of the harness. */
   node: z.string(),
+  /** The sandbox every agent process ran in (`bubblewrap 0.8.0`), or `none (UNSANDBOXED)`. */
+  sandbox: z.string(),
 })
 export type Versions = z.infer<typeof VersionsSchema>
 
@@ -98,6 +77,17 @@ export const MeasuredRunSchema = z.strictObject({
   oracle: OracleSchema,
   manipulation: ManipulationSchema.nullable(),
   versions: VersionsSchema,
+  /**
+   * What the sandbox refused the agent: connections the proxy turned away
+   * (counted), reads and writes (null: bubblewrap refuses them without
+   * reporting), and a few examples; null when the run was UNSANDBOXED.
+   */
+  sandbox: z
+    .strictObject({
+      denied: z.strictObject({ read: count.nullable(), write: count.nullable(), network: count }),
+      examples: z.array(z.string()),
+    })
+    .nullable(),
   /** Transcript path relative to the experiment's output folder (git-ignored), null when the agent keeps none. */
   transcript: z.string().nullable(),
   transcriptSha256: sha256.nullable(),

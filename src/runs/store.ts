@@ -1,12 +1,12 @@
 import { closeSync, existsSync, fstatSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readFileSync, readSync, writeFileSync, writeSync } from 'node:fs'
 import path from 'node:path'
-import { DataError } from '../errors.ts'
+import { DataError, describeSchemaIssues } from '../errors.ts'
 import { anchorOf, anchorPath, checkAnchor, readAnchor, writeAnchor } from './anchor.ts'
 import { EMPTY_HEAD, GENESIS_SHA256, lineSha256, type ChainHead } from './chain.ts'
 import { contradictions } from './consistency.ts'
 import type { PlannedRun } from './plan.ts'
 import { MeasuredRunSchema, RecordedRunSchema, runKey, type RecordedRun, type RunRecord } from './record.ts'
-import { checkTranscripts, type TranscriptCheck } from './transcripts.ts'
+import { verifyTranscripts, type TranscriptCheck } from './transcript-check.ts'
 
 /**
  * `runs.jsonl`: one line per recorded run, appended and fsynced at once, never
@@ -54,10 +54,6 @@ export function runsFilePath(outDir: string): string {
   return path.join(outDir, 'runs.jsonl')
 }
 
-function describeIssue(issue: { path: PropertyKey[]; message: string }): string {
-  return `field ${issue.path.length === 0 ? '(root)' : issue.path.map(String).join('.')}: ${issue.message}`
-}
-
 const defaultWarn = (message: string) => void process.stderr.write(`task-outcome: ${message}\n`)
 
 const RESTORE =
@@ -86,7 +82,7 @@ function parseChained(text: string, file: string, plan?: readonly PlannedRun[]):
     }
     const parsed = RecordedRunSchema.safeParse(value)
     if (!parsed.success) {
-      throw new DataError(`${at}: ${parsed.error.issues.map(describeIssue).join('; ')}`)
+      throw new DataError(`${at}: ${describeSchemaIssues(parsed.error.issues)}`)
     }
     const record = parsed.data as RecordedRun
     if (record.prevSha256 !== previous) {
@@ -97,7 +93,8 @@ function parseChained(text: string, file: string, plan?: readonly PlannedRun[]):
       const crlf = line.endsWith('\r') ? ' (the line ends in a carriage return: was the file converted to CRLF line endings?)' : ''
       throw new DataError(`${at}: the hash chain breaks here: ${where}${crlf}. ${RESTORE}`)
     }
-    const key = runKey(record)
+    // A run is recorded once per spec: after a logged change of the spec, the same (task, arm, seed) is measured again under the new hash.
+    const key = `${record.specSha256}\u0000${runKey(record)}`
     const earlier = seen.get(key)
     if (earlier !== undefined) {
       throw new DataError(
@@ -120,10 +117,13 @@ function parseChained(text: string, file: string, plan?: readonly PlannedRun[]):
 /**
  * Checks that every record (the file's lines, in order) is a run of the plan,
  * at its planned place: a `DataError` naming the first line that is not.
+ * Given a spec hash, only that spec's records are checked (runs of earlier
+ * specs were planned by them).
  */
-export function checkPlanned(records: readonly RecordedRun[], plan: readonly PlannedRun[], file: string): void {
+export function checkPlanned(records: readonly RecordedRun[], plan: readonly PlannedRun[], file: string, specSha256?: string): void {
   const planned = planIndex(plan)
   records.forEach((record, index) => {
+    if (specSha256 !== undefined && record.specSha256 !== specSha256) return
     const at = `${file}:${index + 1}`
     const place = planned.get(runKey(record))
     if (place === undefined) {
@@ -207,7 +207,7 @@ export function readRuns(file: string, options: ReadRunsOptions = {}): RunsFile 
   } else if (checkAnchor(file, head, anchor, RESTORE).lagging && options.setAsideTorn === true) {
     writeAnchor(file, anchorOf(head))
   }
-  return { file, records, head, transcripts: checkTranscripts(records, file), torn }
+  return { file, records, head, transcripts: verifyTranscripts(records, file), torn }
 }
 
 /** The last complete line of a file's first `size` bytes, read from the end. */
@@ -266,7 +266,7 @@ export interface AppendOptions {
 export function appendRun(file: string, record: RunRecord, options: AppendOptions = {}): ChainHead {
   const what = `${record.task} › ${record.arm} › seed ${record.seed}`
   const parsed = MeasuredRunSchema.safeParse(record)
-  if (!parsed.success) throw new DataError(`refusing to record ${what}: ${parsed.error.issues.map(describeIssue).join('; ')}`)
+  if (!parsed.success) throw new DataError(`refusing to record ${what}: ${describeSchemaIssues(parsed.error.issues)}`)
   const found = contradictions(parsed.data as RecordedRun)
   if (found.length > 0) throw new DataError(`refusing to record ${what}: it contradicts itself (${found.join('; ')})`)
   mkdirSync(path.dirname(file), { recursive: true })

@@ -5,8 +5,10 @@ import { createExperimentFixture, simpleTasks, type ExperimentFixture } from '..
 import { writeRecordedRuns } from '../helpers/runs-file.ts'
 
 // A hostile `command` agent that, on one seed, tampers with the experiment's
-// own records while it runs (the experiment runs without a sandbox here, so the
-// file is within its reach), then reports an ordinary result. Each test shows
+// own records while it runs, then reports an ordinary result. The experiment
+// runs with `sandbox: 'none'` so that the file is within the agent's reach (in
+// a sandbox it is not: test/sandbox covers that); this is what anything outside
+// the recorder that writes to the file looks like. Each test shows
 // the tampering found, with the line named, and nothing recorded lost.
 
 const TAMPERING = {
@@ -28,6 +30,7 @@ async function hostileFixture(mode: keyof typeof TAMPERING): Promise<ExperimentF
   const fixture = await createExperimentFixture(simpleTasks(1), {
     arms: { noop: {}, hostile: { agent: { kind: 'command', bin: './hostile.mjs' } } },
     control: 'noop',
+    sandbox: 'none',
   })
   const script = path.join(fixture.setDir, 'hostile.mjs')
   await writeFile(

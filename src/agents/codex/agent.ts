@@ -1,12 +1,11 @@
 import { mkdir, writeFile } from 'node:fs/promises'
-import { createRequire } from 'node:module'
 import path from 'node:path'
 import { SpecError } from '../../errors.ts'
 import type { AgentSpec } from '../../experiment/schema.ts'
 import { hasPrice, priceRequests, priceTokens, sumTokens, type PriceKey } from '../pricing/price.ts'
 import { pricedAgentVersion } from '../pricing/version.ts'
 import { runAgentProcess } from '../process.ts'
-import { SCRIPTED_MODEL_KEY, startScriptedRun } from '../scripted-run.ts'
+import { loopbackPorts, SCRIPTED_MODEL_KEY, startScriptedRun } from '../scripted-run.ts'
 import { saveTranscript } from '../transcript.ts'
 import type { Agent, AgentRunRequest, AgentRunResult } from '../types.ts'
 import { classifyCodexSession } from './classify.ts'
@@ -14,13 +13,14 @@ import { parseAdapterOptions } from '../options.ts'
 import { CodexOptionsSchema, type CodexOptions } from './options.ts'
 import { readRollout, type CodexRollout } from './rollout.ts'
 import { readCodexStream } from './stream.ts'
+import { resolveAgentPackage } from '../packages.ts'
 
 /** The provider name the adapter defines when `options.baseUrl` is set. */
 const PROVIDER = 'task-outcome'
 
 /** The pinned `@openai/codex` entry point, run with this Node. */
 function pinnedCodex(): { file: string; args: string[] } {
-  return { file: process.execPath, args: [createRequire(import.meta.url).resolve('@openai/codex/bin/codex.js')] }
+  return { file: process.execPath, args: [resolveAgentPackage('codex')] }
 }
 
 function toml(value: string): string {
@@ -141,6 +141,7 @@ export class CodexAgent implements Agent {
       ...this.#command(this.execArgs(request.prompt, options)),
       cwd: request.workspace,
       env,
+      ...(request.sandbox === undefined ? {} : { sandbox: request.sandbox, loopbackPorts: loopbackPorts(options.baseUrl) }),
       timeoutMs: request.timeoutMs,
       ...(request.signal === undefined ? {} : { signal: request.signal }),
     })
