@@ -282,7 +282,7 @@ describe('transcripts', () => {
   test('a transcript changed after its run is an error naming the line and the file', async () => {
     const { file, transcript } = await withTranscript('{"type":"result","cost":1}\n')
     await writeFile(transcript, '{"type":"result","cost":0.5}\n')
-    expect(() => readRuns(file)).toThrow(/runs\.jsonl:1: 001-a › baseline › seed 1: its transcript artifacts\/001-a\/baseline\/seed-1\/transcript\.jsonl no longer matches/)
+    expect(() => readRuns(file)).toThrow(/runs\.jsonl:1: 001-a › baseline › seed 1: its transcript artifacts\/001-a\/baseline\/seed-1\/transcript\.jsonl hashes to \w+, but runs\.jsonl records \w+: the transcript no longer matches/)
   })
 
   test('an absent transcript is counted, not checked', async () => {
