@@ -51,6 +51,11 @@ export const GitFixMetadataSchema = z.strictObject({
   test_globs: z.array(z.string().min(1)).optional(),
   /** The commit subject, for humans. */
   subject: z.string().optional(),
+  /**
+   * Gold files' module names the prompt uses, each with the reason it must
+   * (from the prompt's front matter, accepted by `select`; the report lists them).
+   */
+  allow: z.array(z.strictObject({ word: z.string().min(1), reason: z.string().min(1) })).optional(),
 })
 export type GitFixMetadata = z.infer<typeof GitFixMetadataSchema>
 
