@@ -209,6 +209,9 @@ export default class TaskOutcomeReporter implements Reporter {
       records,
       plan: prepared.plan,
       earlierSpecs: earlierSpecCounts(all, prepared.specSha256),
+      promptAllowances: prepared.tasks.flatMap((task) =>
+        task.kind === 'git-fix' ? (task.metadata.allow ?? []).map(({ word, reason }) => ({ task: task.id, word, reason })) : [],
+      ),
     })
     lines.push(conclusion.text)
     if (prepared.experiment.spec.skills !== undefined) lines.push(this.#writeSweep(prepared, ledger, records, conclusion.complete, conclusion.verdict))

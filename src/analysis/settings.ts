@@ -33,6 +33,15 @@ export interface AnalysisSettings {
   readonly changeLog?: readonly ChangeLogEntry[]
   /** Runs recorded under earlier spec hashes: kept, counted in the report, never analysed with these. */
   readonly earlierSpecs?: readonly EarlierSpecRuns[]
+  /** Gold module names the tasks' prompts were allowed to use, with the reasons (listed in the report). */
+  readonly promptAllowances?: readonly PromptAllowanceRow[]
+}
+
+/** One word a task's prompt was allowed to use although it names a gold file's module (metadata.json `allow`). */
+export interface PromptAllowanceRow {
+  readonly task: string
+  readonly word: string
+  readonly reason: string
 }
 
 /** How many runs an earlier spec hash holds in runs.jsonl. */
