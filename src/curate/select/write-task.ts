@@ -76,6 +76,7 @@ export async function writeTaskFolder(input: TaskFolderInput): Promise<string> {
     test_command: input.testCommand,
     test_globs: [...input.rule.testGlobs],
     subject: candidate.subject,
+    fix_date: candidate.date,
     ...(input.allow === undefined || input.allow.length === 0 ? {} : { allow: input.allow.map(({ word, reason }) => ({ word, reason })) }),
   }
   await writeFile(path.join(dir, 'task.md'), input.prompt.endsWith('\n') ? input.prompt : `${input.prompt}\n`)
