@@ -8,7 +8,7 @@ import { checkCompleteness, type RunGap, type RunIdentity } from './completeness
 import { decide, NO_VERDICT, type Decision } from './decision.ts'
 import { secondaryEndpoints, type ArmSecondary } from './secondary.ts'
 import type { ChangeLogEntry } from '../experiment/schema.ts'
-import { analysedArms, type AnalysisSettings, type Contamination, type EarlierSpecRuns, type Stage } from './settings.ts'
+import { analysedArms, type AnalysisSettings, type Contamination, type EarlierSpecRuns, type PromptAllowanceRow, type Stage } from './settings.ts'
 import { checkRecords, summariseTaskArms } from './task-summary.ts'
 import { skillChecks, type SkillChecks } from './skill-checks.ts'
 
@@ -77,6 +77,8 @@ export interface AnalysisReport {
   readonly earlierSpecs: readonly EarlierSpecRuns[]
   /** Tasks fixed on or before the model's training cutoff (reported, not judged); null when the spec names no cutoff. */
   readonly contamination: Contamination | null
+  /** Gold module names the prompts were allowed to use, each with its task and reason. */
+  readonly promptAllowances: readonly PromptAllowanceRow[]
   /** The sandbox the runs ran in (UNSANDBOXED said so) and the runs that tried to reach beyond it. */
   readonly sandbox: SandboxSummary
 }
@@ -139,6 +141,7 @@ export function analyzeRuns(records: readonly RecordedRun[], settings: AnalysisS
     changeLog: settings.changeLog ?? [],
     earlierSpecs: settings.earlierSpecs ?? [],
     contamination: settings.contamination ?? null,
+    promptAllowances: settings.promptAllowances ?? [],
     sandbox: sandboxSummary(records, arms),
   }
   if (!completeness.complete) {
