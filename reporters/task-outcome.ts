@@ -155,6 +155,7 @@ export default class TaskOutcomeReporter implements Reporter {
         manifest: prepared.manifest,
         changeLog: prepared.changeLog,
         source: { file: path.relative(root, experimentFile).split(path.sep).join('/'), exportName },
+        ...(prepared.contamination === null ? {} : { contamination: prepared.contamination }),
       },
       records.length,
       new Date(),
@@ -209,6 +210,7 @@ export default class TaskOutcomeReporter implements Reporter {
       records,
       plan: prepared.plan,
       earlierSpecs: earlierSpecCounts(all, prepared.specSha256),
+      contamination: prepared.contamination,
     })
     lines.push(conclusion.text)
     if (prepared.experiment.spec.skills !== undefined) lines.push(this.#writeSweep(prepared, ledger, records, conclusion.complete, conclusion.verdict))

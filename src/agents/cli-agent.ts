@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module'
 import path from 'node:path'
 import { SpecError } from '../errors.ts'
 import type { AgentSpec } from '../experiment/schema.ts'
@@ -14,8 +13,8 @@ import type { Tokens } from './usage.ts'
  * The skeleton every agent that runs a process shares (claude-code, codex,
  * gemini, cursor, command): the executable (a pinned npm dependency, or
  * `agent.bin`), `version()` with one error class, the scripted-model wrapper,
- * the process in a group of its own with its transcript written as it
- * prints, and the cleanup. An adapter supplies only what is its own: how it
+ * the process in a group of its own (inside the run's sandbox when it has
+ * one) with its transcript written as it prints, and the cleanup. An adapter supplies only what is its own: how it
  * is launched for a run (arguments, environment, stdin) and how its output is
  * read (`read`, which parses the stream and classifies the session with
  * `classifySession` from `session.ts`).
@@ -27,9 +26,9 @@ export interface CliCommand {
   readonly args: readonly string[]
 }
 
-/** A script of an npm dependency, run with the harness's own Node (`@openai/codex/bin/codex.js`). */
-export function pinnedScript(specifier: string): CliCommand {
-  return { file: process.execPath, args: [createRequire(import.meta.url).resolve(specifier)] }
+/** A script (an agent package's entry point, from `packages.ts`) run with the harness's own Node. */
+export function nodeScript(file: string): CliCommand {
+  return { file: process.execPath, args: [file] }
 }
 
 /** The command `agent.bin` names: a path relative to the experiment file's folder, or a name on `PATH`. */
@@ -49,6 +48,10 @@ export interface CliLaunch<Context> {
   readonly command?: CliCommand
   /** Between SIGTERM and SIGKILL when the run's group is killed. */
   readonly killGraceMs?: number
+  /** Harness loopback ports the sandboxed process may reach (its scripted model server, a local gateway). */
+  readonly loopbackPorts?: readonly number[]
+  /** More read-only paths the sandboxed process needs (a package its script imports). */
+  readonly readOnly?: readonly string[]
   /** What `read` needs of the launch (a home folder, the options in effect). */
   readonly context: Context
   /** Runs after the process and `read`, whatever happened (a scratch folder removed). */
@@ -137,6 +140,9 @@ export abstract class CliAgent<Options extends object, Context = undefined> impl
           ...(launch.input === undefined ? {} : { input: launch.input }),
           timeoutMs: request.timeoutMs,
           ...(launch.killGraceMs === undefined ? {} : { killGraceMs: launch.killGraceMs }),
+          ...(request.sandbox === undefined
+            ? {}
+            : { sandbox: request.sandbox, loopbackPorts: launch.loopbackPorts ?? [], ...(launch.readOnly === undefined ? {} : { readOnly: launch.readOnly }) }),
           ...(request.signal === undefined ? {} : { signal: request.signal }),
           onLine: (line) => transcript.line(line),
         }).finally(() => transcript.close())

@@ -1,9 +1,9 @@
-import { createRequire } from 'node:module'
 import path from 'node:path'
 import { HarnessFailure } from '../../errors.ts'
 import type { AgentSpec } from '../../experiment/schema.ts'
 import { CliAgent, type CliLaunch, type CliSession } from '../cli-agent.ts'
-import { SCRIPTED_MODEL_KEY } from '../scripted-run.ts'
+import { resolveAgentPackage } from '../packages.ts'
+import { loopbackPorts, SCRIPTED_MODEL_KEY } from '../scripted-run.ts'
 import type { AgentRunRequest, AgentRunResult } from '../types.ts'
 import { classifyClaudeRun } from './classify.ts'
 import { parseClaudeCodeOptions, type ClaudeCodeOptions } from './options.ts'
@@ -24,7 +24,7 @@ export interface ClaudeCodeContext {
 
 /** The pinned CLI from the `@anthropic-ai/claude-code` npm dependency. */
 export function pinnedClaudeBin(): string {
-  const packageJson = createRequire(import.meta.url).resolve('@anthropic-ai/claude-code/package.json')
+  const packageJson = resolveAgentPackage('claude-code')
   return path.join(path.dirname(packageJson), 'bin', 'claude.exe')
 }
 
@@ -98,6 +98,7 @@ export class ClaudeCodeAgent extends CliAgent<ClaudeCodeOptions> {
       env: claudeEnv(request.env, this.options, scriptedUrl),
       input: request.prompt,
       killGraceMs: this.options.killGraceSeconds * 1000,
+      loopbackPorts: loopbackPorts(scriptedUrl),
       context: undefined,
     }
   }

@@ -1,11 +1,12 @@
 import { mkdir, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { AgentSpec } from '../../experiment/schema.ts'
-import { CliAgent, pinnedScript, pricedResult, type CliLaunch, type CliSession } from '../cli-agent.ts'
+import { CliAgent, nodeScript, pricedResult, type CliLaunch, type CliSession } from '../cli-agent.ts'
 import { parseAdapterOptions } from '../options.ts'
 import { modelPrice, type PriceKey } from '../pricing/price.ts'
 import { pricedAgentVersion } from '../pricing/version.ts'
-import { SCRIPTED_MODEL_KEY } from '../scripted-run.ts'
+import { resolveAgentPackage } from '../packages.ts'
+import { loopbackPorts, SCRIPTED_MODEL_KEY } from '../scripted-run.ts'
 import type { AgentContext, AgentRunRequest, AgentRunResult } from '../types.ts'
 import { classifyCodexSession } from './classify.ts'
 import { CodexOptionsSchema, type CodexOptions } from './options.ts'
@@ -54,7 +55,7 @@ export class CodexAgent extends CliAgent<CodexOptions, { readonly codexHome: str
   readonly #price: PriceKey
 
   constructor(spec: AgentSpec, context: Pick<AgentContext, 'experimentDir'> = { experimentDir: process.cwd() }) {
-    super(spec, context, () => pinnedScript('@openai/codex/bin/codex.js'), parseAdapterOptions('codex', CodexOptionsSchema, spec))
+    super(spec, context, () => nodeScript(resolveAgentPackage('codex')), parseAdapterOptions('codex', CodexOptionsSchema, spec))
     ;({ model: this.#model, price: this.#price } = modelPrice('codex', spec.model, this.options, ': the model Codex runs (-m) and the one its tokens are priced as'))
   }
 
@@ -97,7 +98,7 @@ export class CodexAgent extends CliAgent<CodexOptions, { readonly codexHome: str
     const codexHome = env.CODEX_HOME ?? path.join(env.HOME ?? path.join(path.dirname(request.transcriptPath), 'home'), '.codex')
     env.CODEX_HOME = codexHome
     await mkdir(codexHome, { recursive: true })
-    return { args: this.execArgs(request.prompt, options), env, context: { codexHome } }
+    return { args: this.execArgs(request.prompt, options), env, loopbackPorts: loopbackPorts(options.baseUrl), context: { codexHome } }
   }
 
   /** The stream, then the session's rollout file (kept beside the transcript) for per-request usage and turns. */

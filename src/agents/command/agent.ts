@@ -111,6 +111,7 @@ export class CommandAgent extends CliAgent<CommandOptions, { readonly name: stri
       env,
       input: request.prompt,
       killGraceMs: this.options.killGraceSeconds * 1000,
+      loopbackPorts: this.options.loopbackPorts,
       context: { name: `command ${path.basename(file)}` },
     }
   }

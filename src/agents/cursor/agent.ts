@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
-import { createRequire } from 'node:module'
 import os from 'node:os'
 import path from 'node:path'
 import { HarnessFailure, SpecError } from '../../errors.ts'
@@ -9,7 +8,10 @@ import { CliAgent, pricedResult, type CliLaunch, type CliSession } from '../cli-
 import { parseAdapterOptions } from '../options.ts'
 import { modelPrice, type PriceKey } from '../pricing/price.ts'
 import { pricedAgentVersion } from '../pricing/version.ts'
+import { packageClosure } from '../../sandbox/index.ts'
+import { resolveAgentPackage } from '../packages.ts'
 import { runAgentProcess } from '../process.ts'
+import { loopbackPorts } from '../scripted-run.ts'
 import type { AgentContext, AgentRunRequest, AgentRunResult } from '../types.ts'
 import { classifyCursorSession, CURSOR_MIN_NODE, nodeTooOld } from './classify.ts'
 import { CursorOptionsSchema, type CursorOptions } from './options.ts'
@@ -17,20 +19,25 @@ import { readCursorStream } from './stream.ts'
 
 const RUNNER = path.join(import.meta.dirname, 'runner.mjs')
 
-/** The installed `@cursor/sdk` version. */
-export function cursorSdkVersion(): string {
+/** The installed `@cursor/sdk`'s folder and version. */
+function cursorSdk(): { dir: string; version: string } {
   // The package's `exports` hide its package.json; it sits two folders above the ESM entry.
-  let dir = path.dirname(createRequire(import.meta.url).resolve('@cursor/sdk'))
+  let dir = path.dirname(resolveAgentPackage('cursor'))
   for (;;) {
     try {
       const pkg = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string }
-      if (pkg.name === '@cursor/sdk' && pkg.version !== undefined) return pkg.version
+      if (pkg.name === '@cursor/sdk' && pkg.version !== undefined) return { dir, version: pkg.version }
     } catch {
       // keep walking up
     }
     if (path.dirname(dir) === dir) throw new SpecError('cannot find the version of @cursor/sdk: install it (`npm install @cursor/sdk`) to run the cursor agent')
     dir = path.dirname(dir)
   }
+}
+
+/** The installed `@cursor/sdk` version. */
+export function cursorSdkVersion(): string {
+  return cursorSdk().version
 }
 
 /**
@@ -100,12 +107,14 @@ export class CursorAgent extends CliAgent<CursorOptions, { readonly nodeVersion:
     const env: Record<string, string> = { ...request.env, CURSOR_API_KEY: key }
     if (this.options.backendUrl !== undefined) env.CURSOR_BACKEND_URL = this.options.backendUrl
     const nodeVersion = await this.#nodeVersion(request.env)
-    const storeDir = await mkdtemp(path.join(os.tmpdir(), 'cursor-store-'))
+    const storeDir = await mkdtemp(path.join(request.sandbox === undefined ? os.tmpdir() : (env.HOME ?? os.tmpdir()), 'cursor-store-'))
     return {
       args: [],
       env,
       input: JSON.stringify({ prompt: request.prompt, model: this.#model, cwd: request.workspace, settingSources: this.options.settingSources, storeDir }),
       killGraceMs: this.options.killGraceSeconds * 1000,
+      loopbackPorts: loopbackPorts(this.options.backendUrl),
+      ...(request.sandbox === undefined ? {} : { readOnly: packageClosure(cursorSdk().dir) }),
       context: { nodeVersion },
       cleanup: () => rm(storeDir, { recursive: true, force: true }),
     }

@@ -1,11 +1,12 @@
 import { writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { AgentSpec } from '../../experiment/schema.ts'
-import { CliAgent, pinnedScript, pricedResult, type CliLaunch, type CliSession } from '../cli-agent.ts'
+import { CliAgent, nodeScript, pricedResult, type CliLaunch, type CliSession } from '../cli-agent.ts'
 import { parseAdapterOptions } from '../options.ts'
 import { modelPrice, type PriceKey } from '../pricing/price.ts'
 import { pricedAgentVersion } from '../pricing/version.ts'
-import { SCRIPTED_MODEL_KEY } from '../scripted-run.ts'
+import { resolveAgentPackage } from '../packages.ts'
+import { loopbackPorts, SCRIPTED_MODEL_KEY } from '../scripted-run.ts'
 import type { AgentContext, AgentRunRequest, AgentRunResult } from '../types.ts'
 import { readChat } from './chat.ts'
 import { classifyGeminiSession } from './classify.ts'
@@ -45,7 +46,7 @@ export class GeminiAgent extends CliAgent<GeminiOptions, { readonly home: string
   readonly #price: PriceKey
 
   constructor(spec: AgentSpec, context: Pick<AgentContext, 'experimentDir'> = { experimentDir: process.cwd() }) {
-    super(spec, context, () => pinnedScript('@google/gemini-cli/bundle/gemini.js'), parseAdapterOptions('gemini', GeminiOptionsSchema, spec))
+    super(spec, context, () => nodeScript(resolveAgentPackage('gemini')), parseAdapterOptions('gemini', GeminiOptionsSchema, spec))
     ;({ model: this.#model, price: this.#price } = modelPrice(
       'gemini',
       spec.model,
@@ -73,7 +74,7 @@ export class GeminiAgent extends CliAgent<GeminiOptions, { readonly home: string
     const home = env.HOME ?? path.join(path.dirname(request.transcriptPath), 'home')
     env.HOME = home
     await writeRunSettings(home, geminiRunSettings(this.spec, options))
-    return { args: this.cliArgs(request.prompt), env, context: { home } }
+    return { args: this.cliArgs(request.prompt), env, loopbackPorts: loopbackPorts(options.baseUrl), context: { home } }
   }
 
   /** The stream, then the session's chat record (kept beside the transcript) for per-request usage and turns. */

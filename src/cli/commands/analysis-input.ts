@@ -3,7 +3,7 @@ import path from 'node:path'
 import { InvalidArgumentError } from 'commander'
 import { parseRecordedExperiment, resolveAnalysis, type AnalysisFlags, type RecordedExperiment, type ResolvedAnalysis } from '../../analysis/resolve.ts'
 import { DataError } from '../../errors.ts'
-import type { EarlierSpecRuns } from '../../analysis/settings.ts'
+import type { Contamination, EarlierSpecRuns } from '../../analysis/settings.ts'
 import type { ChangeLogEntry } from '../../experiment/schema.ts'
 import { readRecordedSpec, specFilePath } from '../../runs/prepare.ts'
 import { knownSpecHashes, recordedChangeLog } from '../../runs/spec-record.ts'
@@ -33,6 +33,8 @@ export interface AnalysisInput {
   readonly changeLog: readonly ChangeLogEntry[]
   /** Runs under earlier specs spec.json keeps: set aside, never pooled. */
   readonly earlierSpecs: readonly EarlierSpecRuns[]
+  /** The contamination flag spec.json keeps (null: the spec names no training cutoff). */
+  readonly contamination: Contamination | null
 }
 
 /**
@@ -51,7 +53,7 @@ export function loadAnalysisInput(target: string): AnalysisInput {
   if (records.length === 0) throw new DataError(`${shown}: no runs recorded yet.`)
   const outDir = path.dirname(runsFile)
   const recorded = readRecordedSpec(outDir)
-  if (recorded === undefined) return { runsFile: shown, records, spec: null, specSha256: null, changeLog: [], earlierSpecs: [] }
+  if (recorded === undefined) return { runsFile: shown, records, spec: null, specSha256: null, changeLog: [], earlierSpecs: [], contamination: null }
   const specFile = displayPath(specFilePath(outDir))
   const spec = parseRecordedExperiment(recorded.manifest?.experiment, specFile)
   const earlier = new Set(knownSpecHashes(recorded).slice(1))
@@ -73,13 +75,21 @@ export function loadAnalysisInput(target: string): AnalysisInput {
         `(${records.length} run(s) under earlier specs are kept and never pooled with it). Run the experiment to record its runs.`,
     )
   }
-  return { runsFile: shown, records: current, spec, specSha256: recorded.specSha256, changeLog: recordedChangeLog(recorded), earlierSpecs }
+  return {
+    runsFile: shown,
+    records: current,
+    spec,
+    specSha256: recorded.specSha256,
+    changeLog: recordedChangeLog(recorded),
+    earlierSpecs,
+    contamination: recorded.contamination ?? null,
+  }
 }
 
 /** The settings and plan for a loaded input and command-line flags; the change log and the earlier specs' runs go into the report. */
 export function resolveInput(input: AnalysisInput, flags: AnalysisFlags): ResolvedAnalysis {
   const resolved = resolveAnalysis(input.records, input.spec, flags, input.runsFile)
-  return { ...resolved, settings: { ...resolved.settings, changeLog: input.changeLog, earlierSpecs: input.earlierSpecs } }
+  return { ...resolved, settings: { ...resolved.settings, changeLog: input.changeLog, earlierSpecs: input.earlierSpecs, contamination: input.contamination } }
 }
 
 /** A number in (0, 1) for --alpha, --power, --effect. */
