@@ -211,6 +211,9 @@ export default class TaskOutcomeReporter implements Reporter {
       plan: prepared.plan,
       earlierSpecs: earlierSpecCounts(all, prepared.specSha256),
       contamination: prepared.contamination,
+      promptAllowances: prepared.tasks.flatMap((task) =>
+        task.kind === 'git-fix' ? (task.metadata.allow ?? []).map(({ word, reason }) => ({ task: task.id, word, reason })) : [],
+      ),
     })
     lines.push(conclusion.text)
     if (prepared.experiment.spec.skills !== undefined) lines.push(this.#writeSweep(prepared, ledger, records, conclusion.complete, conclusion.verdict))
