@@ -53,7 +53,16 @@ export function loadAnalysisInput(target: string): AnalysisInput {
   if (records.length === 0) throw new DataError(`${shown}: no runs recorded yet.`)
   const outDir = path.dirname(runsFile)
   const recorded = readRecordedSpec(outDir)
-  if (recorded === undefined) return { runsFile: shown, records, spec: null, specSha256: null, changeLog: [], earlierSpecs: [], contamination: null }
+  if (recorded === undefined) {
+    const hashes = [...new Set(records.map((record) => record.specSha256))]
+    if (hashes.length > 1) {
+      throw new DataError(
+        `${shown} holds runs of ${hashes.length} spec hashes (${hashes.map((hash) => hash.slice(0, 12)).join(', ')}) and no spec.json beside it says which is current: ` +
+          'runs under different specs are never pooled. Analyse the output folder with its spec.json.',
+      )
+    }
+    return { runsFile: shown, records, spec: null, specSha256: null, changeLog: [], earlierSpecs: [], contamination: null }
+  }
   const specFile = displayPath(specFilePath(outDir))
   const spec = parseRecordedExperiment(recorded.manifest?.experiment, specFile)
   const earlier = new Set(knownSpecHashes(recorded).slice(1))
