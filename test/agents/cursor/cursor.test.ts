@@ -133,7 +133,7 @@ describe('cursor through the real SDK, against 127.0.0.1', () => {
   )
 
   it.skipIf(nodeTooOld(process.versions.node))(
-    `on Node >= 22.13 a local session starts (the native binding loads) and reaches Cursor's agent loop on 127.0.0.1; without that backend it is an API failure, the harness unharmed${nodeTooOld(process.versions.node) ? ` (skipped: this is Node ${process.versions.node}, and @cursor/sdk needs Node >= 22.13)` : ''}`,
+    `on Node >= 22.13 a local session starts (the native binding loads) and reaches Cursor's agent loop on 127.0.0.1; without that backend the run ends in the SDK's own error, the harness unharmed${nodeTooOld(process.versions.node) ? ` (skipped: this is Node ${process.versions.node}, and @cursor/sdk needs Node >= 22.13)` : ''}`,
     async () => {
       // The front door, and every other backend call answered 404: the agent loop (RunSSE) has no server here.
       const everything: ProtocolHandler = { ...cursorFrontDoor, name: 'cursor-backend-absent', route: () => 'model', handle(exchange, context) {
@@ -142,7 +142,8 @@ describe('cursor through the real SDK, against 127.0.0.1', () => {
       } }
       server = await startScriptedModel({ task: GREET_TASK, seed: 1, workspace: folders.workspace, handlers: [everything] })
       const failure = await failureOf(agent(server.url).run(runRequest(folders, { env: withKey, timeoutMs: 60_000 })))
-      expect(failure.reason).toBe('api-error')
+      expect(failure.reason).toBe('agent-error')
+      expect(failure.message).toMatch(/^cursor: .*HTTP \d{3}/)
       expect(failure.message).not.toMatch(/SIGSEGV/)
       const transcript = await readFile(folders.transcriptPath, 'utf8')
       expect(transcript).toMatch(/"tag":"created"/)
