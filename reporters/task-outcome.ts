@@ -1,9 +1,10 @@
-import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import type { TestCase, TestModule, TestProject, TestSpecification, Vitest } from 'vitest/node'
 import type { Reporter } from 'vitest/reporters'
 import { summariseArms, formatArmSummary } from '../src/runs/summary.ts'
-import { prepareExperiment, specFilePath, type PreparedExperiment } from '../src/runs/prepare.ts'
+import { prepareExperiment, type PreparedExperiment } from '../src/runs/prepare.ts'
+import { writeSpecFile, type SpecFile } from '../src/runs/spec-file.ts'
 import { runKey, type RecordedRun, type RunRecord } from '../src/runs/record.ts'
 import { summariseSweep } from '../src/runs/sweep.ts'
 import { caseName } from '../src/runs/plan.ts'
@@ -53,10 +54,7 @@ export default class TaskOutcomeReporter implements Reporter {
     for (const testModule of testModules) {
       for (const testCase of testModule.children.allTests()) this.#take(testCase)
     }
-    for (const ledger of this.#ledgers.values()) {
-      await this.#writeSpecOnce(ledger)
-      await this.#conclude(ledger)
-    }
+    for (const ledger of this.#ledgers.values()) await this.#conclude(ledger, await this.#writeSpecOnce(ledger))
   }
 
   /** The experiment a project runs, when it is an experiment project. */
@@ -119,16 +117,16 @@ export default class TaskOutcomeReporter implements Reporter {
   }
 
   /**
-   * Keeps the spec manifest beside runs.jsonl, so a later change of the spec
-   * can be named file by file. Written once, never rewritten: the plugin has
-   * already refused to run when recorded runs belong to another spec.
+   * Keeps spec.json beside runs.jsonl (the spec hash, its manifest, so a later
+   * change of the spec can be named file by file, and the plan every
+   * completeness judgement uses). Written once; an older spec.json without a
+   * plan gets it (see `writeSpecFile`). The plugin has already refused to run
+   * when recorded runs belong to another spec.
    */
-  async #writeSpecOnce(ledger: ExperimentLedger): Promise<void> {
-    const file = specFilePath(ledger.provide.outDir)
-    if (existsSync(file)) return
+  async #writeSpecOnce(ledger: ExperimentLedger): Promise<SpecFile> {
     const prepared = await this.#prepare(ledger)
-    mkdirSync(path.dirname(file), { recursive: true })
-    writeFileSync(file, `${JSON.stringify({ specSha256: prepared.specSha256, manifest: prepared.manifest }, null, 2)}\n`, { flag: 'wx' })
+    mkdirSync(ledger.provide.outDir, { recursive: true })
+    return writeSpecFile(ledger.provide.outDir, { specSha256: prepared.specSha256, manifest: prepared.manifest, plan: prepared.plan })
   }
 
   /**
@@ -153,7 +151,8 @@ export default class TaskOutcomeReporter implements Reporter {
     return written.join('\n')
   }
 
-  async #conclude(ledger: ExperimentLedger): Promise<void> {
+  /** Judges completeness against the plan spec.json keeps, the one `analyze` and `power` read. */
+  async #conclude(ledger: ExperimentLedger, specFile: SpecFile): Promise<void> {
     const prepared = await this.#prepare(ledger)
     const { records } = readRuns(ledger.runsFile)
     const relative = path.relative(ledger.provide.root, ledger.runsFile)
@@ -164,7 +163,7 @@ export default class TaskOutcomeReporter implements Reporter {
         (ledger.failed > 0 ? `, ${ledger.failed} failed (nothing recorded; see the failures above)` : ''),
       formatArmSummary(summariseArms(records, Object.keys(prepared.experiment.spec.arms))),
     ]
-    const conclusion = concludeExperiment({ experiment: prepared.experiment.spec, outDir: ledger.provide.outDir, records, plan: prepared.plan })
+    const conclusion = concludeExperiment({ experiment: prepared.experiment.spec, outDir: ledger.provide.outDir, records, plan: specFile.plan ?? prepared.plan })
     lines.push(conclusion.text)
     if (prepared.experiment.spec.skills !== undefined) lines.push(this.#writeSweep(prepared, ledger, records, conclusion.complete, conclusion.verdict))
     this.#log(lines.join('\n'))

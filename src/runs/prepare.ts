@@ -9,6 +9,7 @@ import { armAppliesTo, loadSkillLibrary, resolveArmSkills } from '../workspace/s
 import type { Task } from '../tasks/task.ts'
 import { planRuns, type PlannedRun } from './plan.ts'
 import { runKey, type RecordedRun } from './record.ts'
+import { readSpecFile, specFilePath } from './spec-file.ts'
 import { readRuns, runsFilePath } from './store.ts'
 
 /** An experiment ready to run: its tasks, its spec hash and its plan. */
@@ -20,10 +21,7 @@ export interface PreparedExperiment {
   readonly plan: readonly PlannedRun[]
 }
 
-/** The spec manifest kept beside runs.jsonl, so a changed spec can be named. */
-export function specFilePath(outDir: string): string {
-  return path.join(outDir, 'spec.json')
-}
+export { specFilePath }
 
 async function filesBelow(target: string): Promise<string[]> {
   if (!existsSync(target)) return []
@@ -93,15 +91,9 @@ export async function prepareExperiment(location: ExperimentLocation): Promise<P
   return prepareLoadedExperiment(await loadExperiment(location))
 }
 
-/** Reads the spec manifest recorded beside runs.jsonl, if any. */
+/** Reads the spec manifest recorded beside runs.jsonl, if any (spec.json's reader is `readSpecFile`). */
 export function readRecordedSpec(outDir: string): { specSha256: string; manifest: SpecManifest } | undefined {
-  const file = specFilePath(outDir)
-  if (!existsSync(file)) return undefined
-  try {
-    return JSON.parse(readFileSync(file, 'utf8')) as { specSha256: string; manifest: SpecManifest }
-  } catch (error) {
-    throw new DataError(`${file}: not valid JSON (${(error as Error).message})`)
-  }
+  return readSpecFile(outDir)
 }
 
 /**
