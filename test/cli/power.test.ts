@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'vitest'
+import { experimentRecords } from '../analysis/records.ts'
 import { cheaperRecords, cli, outputFolder } from './analyze-fixture.ts'
 
 describe('task-outcome power', () => {
@@ -21,5 +22,23 @@ describe('task-outcome power', () => {
     expect(strict.sigma).toBe(base.sigma)
     expect(strict.tasksNeeded).toBeGreaterThan(base.tasksNeeded)
     expect(strict.tasksNeeded).toBe(Math.ceil(((2.3263478740408408 + 1.2815515655446004) * base.sigma / 0.05) ** 2 / 0.955))
+  })
+})
+
+describe('task-outcome power: the floor and small pilots', () => {
+  test('a pilot with σ ≈ 0.05: the formula says 1 task, power says at least the exact test\'s floor (5) and why', async () => {
+    const { records } = experimentRecords({ tasks: 8, change: (task) => -0.3 + (task % 2 === 0 ? 0.05 : -0.05) })
+    const dir = await outputFolder(records)
+    const json = JSON.parse((await cli(['power', dir, '--json'])).stdout)[0]
+    expect(json.sigma).toBeLessThan(0.07)
+    expect(json).toMatchObject({ formulaTasks: 1, minimumTasks: 5, tasksNeeded: 5, fewTasks: false })
+    const text = (await cli(['power', dir])).stdout
+    expect(text).toContain('floor: the exact test cannot reach p < 0.05 with fewer than 5 tasks with a non-zero difference, so n is raised to 5')
+  })
+
+  test('a pilot of 4 tasks gets a warning', async () => {
+    const dir = await outputFolder(experimentRecords({ tasks: 4, change: (task) => -0.2 - task * 0.05 }).records)
+    const text = (await cli(['power', dir])).stdout
+    expect(text).toContain('warning: σ rests on 4 task(s), fewer than 5')
   })
 })

@@ -7,8 +7,9 @@ import { analyzeRuns } from '../../analysis/report.ts'
 import { reportJson } from '../../analysis/report-json.ts'
 import { parseRecordedExperiment, resolveAnalysis, type AnalysisFlags, type RecordedExperiment, type ResolvedAnalysis } from '../../analysis/resolve.ts'
 import { DataError } from '../../errors.ts'
-import { readRecordedSpec, specFilePath } from '../../runs/prepare.ts'
+import type { PlannedRun } from '../../runs/plan.ts'
 import type { RecordedRun } from '../../runs/record.ts'
+import { noPlanMessage, readSpecFile, specFilePath } from '../../runs/spec-file.ts'
 import { readRuns, runsFilePath } from '../../runs/store.ts'
 import { ExitCode } from '../main.ts'
 
@@ -23,15 +24,20 @@ export interface AnalysisInput {
   readonly runsFile: string
   readonly records: readonly RecordedRun[]
   readonly spec: RecordedExperiment | null
+  /** The plan spec.json keeps; null only with --no-plan. */
+  readonly plan: readonly PlannedRun[] | null
 }
 
 /**
  * Reads what `analyze` and `power` work on: `<folder>/runs.jsonl` or the
- * given runs file, and spec.json beside it when present. A malformed line is
- * a `DataError` naming file:line and field; so is a spec.json that does not
- * describe these runs.
+ * given runs file, spec.json beside it, and the plan spec.json keeps (what
+ * completeness is judged against, as the reporter judges it). Without a
+ * spec.json or its plan it refuses, saying what to do, unless `noPlan`; then
+ * the plan is null and the analysis says completeness was not checked. A
+ * malformed line is a `DataError` naming file:line and field; so is a
+ * spec.json that does not describe these runs.
  */
-export function loadAnalysisInput(target: string): AnalysisInput {
+export function loadAnalysisInput(target: string, options: { readonly noPlan?: boolean } = {}): AnalysisInput {
   const resolved = path.resolve(target)
   if (!existsSync(resolved)) throw new DataError(`${target}: no such file or folder. Give a runs.jsonl or an experiment's output folder.`)
   const runsFile = statSync(resolved).isDirectory() ? runsFilePath(resolved) : resolved
@@ -40,9 +46,10 @@ export function loadAnalysisInput(target: string): AnalysisInput {
   const { records } = readRuns(runsFile)
   if (records.length === 0) throw new DataError(`${shown}: no runs recorded yet.`)
   const outDir = path.dirname(runsFile)
-  const recorded = readRecordedSpec(outDir)
-  if (recorded === undefined) return { runsFile: shown, records, spec: null }
   const specFile = displayPath(specFilePath(outDir))
+  if (options.noPlan !== true) requirePlanFor(outDir, specFile)
+  const recorded = readSpecFile(outDir)
+  if (recorded === undefined) return { runsFile: shown, records, spec: null, plan: null }
   const spec = parseRecordedExperiment(recorded.manifest?.experiment, specFile)
   const foreign = records.find((record) => record.specSha256 !== recorded.specSha256)
   if (foreign !== undefined) {
@@ -51,12 +58,24 @@ export function loadAnalysisInput(target: string): AnalysisInput {
         `but ${specFile} describes spec ${recorded.specSha256.slice(0, 12)}: the spec beside the runs is not theirs.`,
     )
   }
-  return { runsFile: shown, records, spec }
+  return { runsFile: shown, records, spec, plan: options.noPlan === true ? null : recorded.plan }
+}
+
+/** `requirePlan`, with the paths as the user typed them. */
+function requirePlanFor(outDir: string, specFile: string): void {
+  const recorded = readSpecFile(outDir)
+  if (recorded === undefined) {
+    throw new DataError(
+      `${specFile}: no such file, so nothing says which runs were planned and completeness cannot be checked. Analyse the output folder ` +
+        'the reporter wrote (it keeps spec.json beside runs.jsonl), or pass --no-plan (the report then says "completeness not checked").',
+    )
+  }
+  if (recorded.plan === null) throw new DataError(noPlanMessage(specFile, String(recorded.manifest.experiment.name ?? '<experiment>')))
 }
 
 /** The settings and plan for a loaded input and command-line flags. */
 export function resolveInput(input: AnalysisInput, flags: AnalysisFlags): ResolvedAnalysis {
-  return resolveAnalysis(input.records, input.spec, flags, input.runsFile)
+  return resolveAnalysis(input.records, input.spec, flags, input.runsFile, input.plan)
 }
 
 /** A number in (0, 1) for --alpha, --power, --effect. */
@@ -82,6 +101,8 @@ function seedOption(value: string): number | string {
 
 interface AnalyzeCliOptions extends AnalysisFlags {
   json?: boolean
+  /** Commander's negation of --no-plan. */
+  plan?: boolean
 }
 
 /** `task-outcome analyze <runs.jsonl | output folder>`: the pre-registered analysis and verdict. */
@@ -109,6 +130,7 @@ export function registerAnalyze(program: Command): void {
     .option('--resamples <n>', 'bootstrap resamples (default: the spec\'s, else 10000)', wholeNumberOption('--resamples', 1))
     .option('--seed <seed>', 'bootstrap seed (default: the spec\'s, else 20261014)', seedOption)
     .option('--json', 'print exactly report.json (the same runs give the same bytes)')
+    .option('--no-plan', 'analyse without spec.json\'s plan (the report says "completeness not checked": a task or seed with no run at all is not seen as missing)')
     .addHelpText(
       'after',
       '\nExamples:\n' +
@@ -117,12 +139,13 @@ export function registerAnalyze(program: Command): void {
         '  npx task-outcome analyze runs.jsonl --control baseline --treatment neuralmind\n',
     )
     .action((target: string, options: AnalyzeCliOptions) => {
-      const input = loadAnalysisInput(target)
-      const { json, ...flags } = options
+      const { json, plan, ...flags } = options
+      const input = loadAnalysisInput(target, { noPlan: plan === false })
       const { settings, expected } = resolveInput(input, flags)
       process.stderr.write(
         `analysing ${input.records.length} run(s) of ${input.runsFile}: ${settings.treatments.join(', ')} against ${settings.control}` +
-          `${input.spec === null ? ' (no spec.json: decision parameters are the flags or the pre-registered defaults)' : ''}\n`,
+          `${input.spec === null ? ' (no spec.json: decision parameters are the flags or the pre-registered defaults)' : ''}\n` +
+          (settings.departures.length === 0 ? '' : `EXPLORATORY: not the pre-registered analysis: ${settings.departures.join('; ')}\n`),
       )
       const report = analyzeRuns(input.records, settings, expected)
       process.stdout.write(json === true ? reportJson(report) : renderMarkdown(reportDocument(report)))

@@ -1,5 +1,6 @@
 import type { Command } from 'commander'
 import { formatNumber } from '../../analysis/format.ts'
+import { PILOT_MIN_TASKS } from '../../analysis/comparison.ts'
 import { powerAnalysis, type PowerAnalysis } from '../../analysis/power.ts'
 import { canonicalJson } from '../../experiment/hash.ts'
 import { loadAnalysisInput, probabilityOption, resolveInput } from './analyze.ts'
@@ -11,6 +12,7 @@ interface PowerCliOptions {
   power?: number
   alpha?: number
   json?: boolean
+  plan?: boolean
 }
 
 /** The formula with this run's numbers, one step per line. */
@@ -20,6 +22,7 @@ export function formatPowerAnalysis(result: PowerAnalysis): string {
       (result.tasksLeftOut > 0 ? ` (${result.tasksLeftOut} left out: their runs are incomplete)` : '') +
       (result.tasksUsed < result.tasks ? `, σ over the ${result.tasksUsed} whose control cost something` : ''),
   ]
+  if (result.fewTasks) lines.push(`  warning: σ rests on ${result.tasks} task(s), fewer than ${PILOT_MIN_TASKS}; a pilot that small cannot size a run with confidence`)
   if (result.sigma === null || result.exactTasks === null || result.tasksNeeded === null) {
     lines.push('  σ needs at least two tasks with a finite relative change; there are not enough.')
     return lines.join('\n')
@@ -29,7 +32,14 @@ export function formatPowerAnalysis(result: PowerAnalysis): string {
     `  σ = ${formatNumber(result.sigma, 4)}  (sample standard deviation of r = d / mean cost of ${result.control}, per task)`,
     `  n = ⌈((z₁₋α + z_power) · σ / δ)² / 0.955⌉`,
     `    = ⌈((${z}) · ${formatNumber(result.sigma, 4)} / ${result.effect})² / 0.955⌉`,
-    `    = ⌈${formatNumber(result.exactTasks, 2)}⌉ = ${result.tasksNeeded} task(s)`,
+    `    = ⌈${formatNumber(result.exactTasks, 2)}⌉ = ${result.formulaTasks} task(s)` +
+      (result.tasksNeeded === result.formulaTasks ? '' : ` → ${result.tasksNeeded} task(s)`),
+    ...(result.tasksNeeded === result.formulaTasks
+      ? []
+      : [
+          `  floor: the exact test cannot reach p < ${result.alpha} with fewer than ${result.minimumTasks} tasks with a non-zero difference` +
+            `${result.family > 1 ? ` (Holm over ${result.family} claim arms)` : ''}, so n is raised to ${result.tasksNeeded}`,
+        ]),
     `  α = ${result.alpha} one-sided, power ${result.power}, δ = ${result.effect} (a ${formatNumber(result.effect * 100, 1)}% median cost reduction); ` +
       '0.955 is the Wilcoxon test\'s efficiency relative to the t-test.',
   )
@@ -53,10 +63,11 @@ export function registerPower(program: Command): void {
     .option('--control <arm>', 'the control arm (default: the spec\'s control)')
     .option('--treatment <arm>', 'only this arm (default: every other arm)')
     .option('--json', 'print the numbers as JSON')
+    .option('--no-plan', 'judge which tasks are complete without spec.json\'s plan (a task with no run at all is then not seen)')
     .addHelpText('after', '\nExample:\n  npx task-outcome power bench/task_outcome/pilot/runs.jsonl --effect 0.15 --power 0.8\n')
     .action((target: string, options: PowerCliOptions) => {
-      const input = loadAnalysisInput(target)
-      const { json, ...flags } = options
+      const { json, plan, ...flags } = options
+      const input = loadAnalysisInput(target, { noPlan: plan === false })
       const { settings, expected } = resolveInput(input, flags)
       const results = powerAnalysis(input.records, settings, expected)
       if (json === true) {
