@@ -1,10 +1,18 @@
-import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs'
+import { appendFileSync, mkdirSync, renameSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import type { TestCase, TestModule, TestProject, TestSpecification, Vitest } from 'vitest/node'
 import type { Reporter } from 'vitest/reporters'
 import { summariseArms, formatArmSummary } from '../src/runs/summary.ts'
-import { prepareExperiment, type PreparedExperiment } from '../src/runs/prepare.ts'
-import { writeSpecFile, type SpecFile } from '../src/runs/spec-file.ts'
+import { checkRecordedRuns, currentSpecRuns, prepareExperiment, readRecordedSpec, specFilePath, type PreparedExperiment } from '../src/runs/prepare.ts'
+import { reviseSpecRecord } from '../src/runs/spec-record.ts'
+import { readSpecFile } from '../src/runs/spec-file.ts'
+import type { PlannedRun } from '../src/runs/plan.ts'
+
+/** The plan of the current spec as spec.json keeps it (the prepared plan when spec.json is another spec's or absent). */
+function currentPlan(outDir: string, prepared: PreparedExperiment): readonly PlannedRun[] {
+  const specFile = readSpecFile(outDir)
+  return specFile?.plan != null && specFile.recorded.specSha256 === prepared.specSha256 ? specFile.plan : prepared.plan
+}
 import { runKey, type RecordedRun, type RunRecord } from '../src/runs/record.ts'
 import { summariseSweep } from '../src/runs/sweep.ts'
 import { caseName } from '../src/runs/plan.ts'
@@ -13,11 +21,23 @@ import { appendRun, readRuns, runsFilePath } from '../src/runs/store.ts'
 import { concludeExperiment } from '../src/analysis/conclude.ts'
 import { ALREADY_RECORDED, PROVIDE_KEY, type ExperimentProvide } from '../src/vitest/meta.ts'
 
+/** A run's identity within its spec: after a logged change the same (task, arm, seed) is measured again under the new hash. */
+function recordKey(run: { specSha256: string; task: string; arm: string; seed: number }): string {
+  return `${run.specSha256}\u0000${runKey(run)}`
+}
+
+/** How many runs each earlier spec hash holds (kept, never pooled). */
+function earlierSpecCounts(records: readonly RecordedRun[], current: string): { specSha256: string; runs: number }[] {
+  const counts = new Map<string, number>()
+  for (const record of records) if (record.specSha256 !== current) counts.set(record.specSha256, (counts.get(record.specSha256) ?? 0) + 1)
+  return [...counts].map(([specSha256, runs]) => ({ specSha256, runs }))
+}
+
 /** What the reporter tracks for one experiment during a Vitest run. */
 interface ExperimentLedger {
   readonly provide: ExperimentProvide
   readonly runsFile: string
-  /** (task, arm, seed) keys already in runs.jsonl: a run is appended at most once. */
+  /** (spec hash, task, arm, seed) keys already in runs.jsonl: a run is appended at most once per spec. */
   readonly recorded: Set<string>
   appended: number
   skipped: number
@@ -54,7 +74,10 @@ export default class TaskOutcomeReporter implements Reporter {
     for (const testModule of testModules) {
       for (const testCase of testModule.children.allTests()) this.#take(testCase)
     }
-    for (const ledger of this.#ledgers.values()) await this.#conclude(ledger, await this.#writeSpecOnce(ledger))
+    for (const ledger of this.#ledgers.values()) {
+      await this.#writeSpecOnce(ledger)
+      await this.#conclude(ledger)
+    }
   }
 
   /** The experiment a project runs, when it is an experiment project. */
@@ -67,7 +90,7 @@ export default class TaskOutcomeReporter implements Reporter {
       ledger = {
         provide,
         runsFile,
-        recorded: new Set(readRuns(runsFile).records.map(runKey)),
+        recorded: new Set(readRuns(runsFile).records.map(recordKey)),
         appended: 0,
         skipped: 0,
         failed: 0,
@@ -91,7 +114,7 @@ export default class TaskOutcomeReporter implements Reporter {
       else if (result.state === 'failed') ledger.failed++
       return
     }
-    const key = runKey(run)
+    const key = recordKey(run)
     if (ledger.recorded.has(key)) return
     appendRun(ledger.runsFile, run)
     ledger.recorded.add(key)
@@ -117,16 +140,41 @@ export default class TaskOutcomeReporter implements Reporter {
   }
 
   /**
-   * Keeps spec.json beside runs.jsonl (the spec hash, its manifest, so a later
-   * change of the spec can be named file by file, and the plan every
-   * completeness judgement uses). Written once; an older spec.json without a
-   * plan gets it (see `writeSpecFile`). The plugin has already refused to run
-   * when recorded runs belong to another spec.
+   * Keeps spec.json beside runs.jsonl: the spec's manifest (so a later change
+   * can be named file by file), its change log, and its plan (every planned
+   * run: what the reporter, `analyze`, `power` and `publish` judge
+   * completeness against). It only grows: when the
+   * spec changed under recorded runs (and the plugin accepted the change-log
+   * entry), the recorded spec moves whole into `earlier`. Checked again here,
+   * so a refused change is never written.
    */
-  async #writeSpecOnce(ledger: ExperimentLedger): Promise<SpecFile> {
+  async #writeSpecOnce(ledger: ExperimentLedger): Promise<void> {
+    const file = specFilePath(ledger.provide.outDir)
     const prepared = await this.#prepare(ledger)
-    mkdirSync(ledger.provide.outDir, { recursive: true })
-    return writeSpecFile(ledger.provide.outDir, { specSha256: prepared.specSha256, manifest: prepared.manifest, plan: prepared.plan })
+    const { records } = readRuns(ledger.runsFile)
+    try {
+      checkRecordedRuns(prepared, records)
+    } catch {
+      return
+    }
+    const { root, file: experimentFile, exportName } = prepared.experiment
+    const revised = reviseSpecRecord(
+      readRecordedSpec(ledger.provide.outDir),
+      {
+        specSha256: prepared.specSha256,
+        manifest: prepared.manifest,
+        changeLog: prepared.changeLog,
+        source: { file: path.relative(root, experimentFile).split(path.sep).join('/'), exportName },
+        plan: prepared.plan.map(({ task, arm, seed, order }) => ({ task, arm, seed, order })),
+      },
+      records.length,
+      new Date(),
+    )
+    if (revised === undefined) return
+    mkdirSync(path.dirname(file), { recursive: true })
+    const temporary = `${file}.${process.pid}.tmp`
+    writeFileSync(temporary, `${JSON.stringify(revised, null, 2)}\n`)
+    renameSync(temporary, file)
   }
 
   /**
@@ -151,10 +199,10 @@ export default class TaskOutcomeReporter implements Reporter {
     return written.join('\n')
   }
 
-  /** Judges completeness against the plan spec.json keeps, the one `analyze` and `power` read. */
-  async #conclude(ledger: ExperimentLedger, specFile: SpecFile): Promise<void> {
+  async #conclude(ledger: ExperimentLedger): Promise<void> {
     const prepared = await this.#prepare(ledger)
-    const { records } = readRuns(ledger.runsFile)
+    const all = readRuns(ledger.runsFile).records
+    const records = currentSpecRuns(prepared, all)
     const relative = path.relative(ledger.provide.root, ledger.runsFile)
     const lines = [
       '',
@@ -163,7 +211,17 @@ export default class TaskOutcomeReporter implements Reporter {
         (ledger.failed > 0 ? `, ${ledger.failed} failed (nothing recorded; see the failures above)` : ''),
       formatArmSummary(summariseArms(records, Object.keys(prepared.experiment.spec.arms))),
     ]
-    const conclusion = concludeExperiment({ experiment: prepared.experiment.spec, outDir: ledger.provide.outDir, records, plan: specFile.plan ?? prepared.plan })
+    if (records.length < all.length) {
+      lines.push(`  ${all.length - records.length} run(s) recorded under earlier specs are kept in ${relative} and not pooled: this analysis uses spec ${prepared.specSha256.slice(0, 12)} only`)
+    }
+    const conclusion = concludeExperiment({
+      experiment: prepared.experiment.spec,
+      outDir: ledger.provide.outDir,
+      records,
+      // The plan spec.json keeps, the one `analyze` and `power` read (the same as prepared.plan when the spec is this one).
+      plan: currentPlan(ledger.provide.outDir, prepared),
+      earlierSpecs: earlierSpecCounts(all, prepared.specSha256),
+    })
     lines.push(conclusion.text)
     if (prepared.experiment.spec.skills !== undefined) lines.push(this.#writeSweep(prepared, ledger, records, conclusion.complete, conclusion.verdict))
     this.#log(lines.join('\n'))

@@ -6,7 +6,8 @@ import { compareArms, type Comparison, type EffectResult, type HodgesLehmannResu
 import { checkCompleteness, type RunGap, type RunIdentity } from './completeness.ts'
 import { decide, NO_VERDICT, type Decision } from './decision.ts'
 import { secondaryEndpoints, type ArmSecondary } from './secondary.ts'
-import { analysedArms, type AnalysisSettings, type Stage } from './settings.ts'
+import type { ChangeLogEntry } from '../experiment/schema.ts'
+import { analysedArms, type AnalysisSettings, type EarlierSpecRuns, type Stage } from './settings.ts'
 import { checkRecords, summariseTaskArms } from './task-summary.ts'
 import { skillChecks, type SkillChecks } from './skill-checks.ts'
 import { provenance, type Provenance } from './provenance.ts'
@@ -69,6 +70,8 @@ export interface AnalysisReport {
   readonly comparisons: readonly Comparison[]
   /** Skill experiments: the design's checks (negative control and sanity near zero, `full` against `target`); null otherwise or when incomplete. */
   readonly skillChecks: SkillChecks | null
+  /** The pre-registration's change log, oldest first. */
+  readonly changeLog: readonly ChangeLogEntry[]
   /** Additions to DESIGN's fields. */
   readonly analysis: AnalysisKind
   readonly control: string
@@ -99,6 +102,8 @@ export interface AnalysisReport {
   readonly seedsMissingEverywhere: readonly number[]
   /** Two arms: treatment's solved tasks − control's (null otherwise). */
   readonly solvedDifference: number | null
+  /** Runs recorded under earlier spec hashes: kept in runs.jsonl, not analysed here (never pooled). */
+  readonly earlierSpecs: readonly EarlierSpecRuns[]
 }
 
 function checkSettings(settings: AnalysisSettings): void {
@@ -169,6 +174,7 @@ export function analyzeRuns(records: readonly RecordedRun[], settings: AnalysisS
     tasksWithoutRuns: completeness.tasksWithoutRuns,
     seedsMissingEverywhere: completeness.seedsMissingEverywhere,
   }
+  const preregistration = { changeLog: settings.changeLog ?? [], earlierSpecs: settings.earlierSpecs ?? [] }
   if (!completeness.complete) {
     return {
       ...base,
@@ -182,8 +188,10 @@ export function analyzeRuns(records: readonly RecordedRun[], settings: AnalysisS
       power: null,
       comparisons: [],
       skillChecks: null,
+      changeLog: preregistration.changeLog,
       ...additions,
       solvedDifference: null,
+      earlierSpecs: preregistration.earlierSpecs,
     }
   }
 
@@ -233,7 +241,9 @@ export function analyzeRuns(records: readonly RecordedRun[], settings: AnalysisS
         : { sigma: only.power.sigma, tasksNeeded: only.power.tasksNeeded, minimumTasks: only.power.minimumTasks, tasksUsed: only.power.tasksUsed },
     comparisons,
     skillChecks: skillChecks(table, settings),
+    changeLog: preregistration.changeLog,
     ...additions,
     solvedDifference: only?.solved.difference ?? null,
+    earlierSpecs: preregistration.earlierSpecs,
   }
 }

@@ -1,12 +1,15 @@
 import path from 'node:path'
 import type { Plugin } from 'vite'
+import { requireAgentPackage } from '../agents/packages.ts'
 import { SpecError } from '../errors.ts'
 import type { LoadedExperiment } from '../experiment/load.ts'
+import { armAgentSpec } from '../runs/execute.ts'
 import { prepareLoadedExperiment, recordedRunsFor, type PreparedExperiment } from '../runs/prepare.ts'
 import { runKey, type Versions } from '../runs/record.ts'
 import type { TaskModulePayload } from './payload.ts'
 
-const DECLARE_MODULE = path.resolve(import.meta.dirname, 'declare.ts')
+// Beside this file, with its extension: `declare.ts` in the sources, `declare.js` in the build.
+const DECLARE_MODULE = path.resolve(import.meta.dirname, `declare${path.extname(import.meta.filename)}`)
 
 /** The per-case timeout: every attempt's agent and oracle timeouts, the backoffs, and a minute of slack per attempt. */
 export function caseTimeoutMs(experiment: LoadedExperiment): number {
@@ -48,6 +51,8 @@ export function taskOutcomePlugin(experiment: LoadedExperiment): Plugin {
     name: 'task-outcome',
     enforce: 'pre',
     async configureVitest() {
+      // An agent CLI is an optional peer dependency: a missing one stops the experiment here, in one line, before any run.
+      for (const arm of Object.keys(experiment.spec.arms)) requireAgentPackage(armAgentSpec(experiment, arm))
       const { prepared } = await prepare()
       if (prepared.tasks.length === 0) {
         const relative = path.relative(experiment.root, tasksDir) || '.'

@@ -6,7 +6,6 @@ import { normaliseExperiment } from '../../src/experiment/hash.ts'
 import { parseExperiment } from '../../src/experiment/parse.ts'
 import { planRuns, type PlannedRun } from '../../src/runs/plan.ts'
 import type { RecordedRun } from '../../src/runs/record.ts'
-import { specFileText } from '../../src/runs/spec-file.ts'
 import { repoRoot } from '../helpers/experiment-fixture.ts'
 import { experimentRecords, SPEC } from '../analysis/records.ts'
 
@@ -48,7 +47,7 @@ export async function outputFolder(
       await writeFile(path.join(dir, 'spec.json'), `${JSON.stringify({ specSha256: SPEC, manifest }, null, 2)}\n`)
     } else {
       const plan = options.plan ?? fixturePlan([...new Set(records.map((record) => record.task))].sort())
-      await writeFile(path.join(dir, 'spec.json'), specFileText({ specSha256: SPEC, manifest, plan }))
+      await writeFile(path.join(dir, 'spec.json'), `${JSON.stringify({ specSha256: SPEC, manifest, changeLog: [], plan }, null, 2)}\n`)
     }
   }
   return dir

@@ -1,9 +1,10 @@
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
+import { mkdtemp, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { planRuns } from '../../src/runs/plan.ts'
-import { readSpecFile, requirePlan, specFileText, writeSpecFile } from '../../src/runs/spec-file.ts'
+import { readSpecFile, requirePlan } from '../../src/runs/spec-file.ts'
+import { reviseSpecRecord, type RecordedSpec } from '../../src/runs/spec-record.ts'
 
 const hash = 'b'.repeat(64)
 const manifest = { experiment: { name: 'exp', arms: { baseline: {}, tool: {} } }, files: { 'tasks/x/001/task.md': 'c'.repeat(64) } }
@@ -15,50 +16,43 @@ const plan = planRuns(
   2,
   7,
 )
+const source = { file: 'tasks/x/experiment.ts', exportName: 'default' }
 
-async function folder(): Promise<string> {
-  return mkdtemp(path.join(os.tmpdir(), 'task-outcome-spec-'))
+async function folderWith(spec: unknown): Promise<string> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'task-outcome-spec-'))
+  await writeFile(path.join(dir, 'spec.json'), `${JSON.stringify(spec, null, 2)}\n`)
+  return dir
 }
 
 describe('spec.json keeps the plan', () => {
-  test('written once with the hash, the manifest and every planned (task, arm, seed, order); read back as written', async () => {
-    const dir = await folder()
-    const written = writeSpecFile(dir, { specSha256: hash, manifest, plan })
-    expect(written.plan).toEqual(plan)
-    expect(readSpecFile(dir)).toEqual(written)
+  test('the writer keeps every planned (task, arm, seed, order) with the spec; the reader gives it back in order', async () => {
+    const written = reviseSpecRecord(undefined, { specSha256: hash, manifest, changeLog: [], source, plan }, 0, new Date(0))
+    const dir = await folderWith(written)
+    expect(readSpecFile(dir)!.plan).toEqual(plan)
     expect(requirePlan(dir).plan).toHaveLength(8)
-    // Never rewritten: a second write (another plan) leaves the file as it was.
-    writeSpecFile(dir, { specSha256: hash, manifest, plan: plan.slice(0, 2) })
-    expect(await readFile(path.join(dir, 'spec.json'), 'utf8')).toBe(specFileText({ specSha256: hash, manifest, plan }))
   })
 
-  test('an older spec.json without a plan gets the plan when its hash is this spec\'s, its hash and manifest untouched; under another hash it is left alone', async () => {
-    const dir = await folder()
+  test('an older spec.json without a plan gets the plan when its hash is this spec\'s, its hash and manifest untouched', async () => {
     const oldManifest = { ...manifest, files: { ...manifest.files, extra: 'd'.repeat(64) } }
-    await writeFile(path.join(dir, 'spec.json'), `${JSON.stringify({ specSha256: hash, manifest: oldManifest }, null, 2)}\n`)
+    const old = { specSha256: hash, manifest: oldManifest, changeLog: [], source } as unknown as RecordedSpec
+    const dir = await folderWith(old)
     expect(readSpecFile(dir)!.plan).toBeNull()
     expect(() => requirePlan(dir)).toThrow(/keeps no plan .*Re-run the experiment \(npx vitest run --project exp\)/)
-    const upgraded = writeSpecFile(dir, { specSha256: hash, manifest, plan })
+    const upgraded = reviseSpecRecord(old, { specSha256: hash, manifest, changeLog: [], source, plan }, 12, new Date(0))
     expect(upgraded).toMatchObject({ specSha256: hash, manifest: oldManifest, plan })
-
-    const other = await folder()
-    const before = `${JSON.stringify({ specSha256: 'e'.repeat(64), manifest }, null, 2)}\n`
-    await writeFile(path.join(other, 'spec.json'), before)
-    writeSpecFile(other, { specSha256: hash, manifest, plan })
-    expect(await readFile(path.join(other, 'spec.json'), 'utf8')).toBe(before)
+    // With its plan, nothing is rewritten.
+    expect(reviseSpecRecord(upgraded, { specSha256: hash, manifest, changeLog: [], source, plan }, 12, new Date(0))).toBeUndefined()
   })
 
   test('a corrupt plan is refused naming the file and the field', async () => {
-    const dir = await folder()
-    const twice = [...plan, { ...plan[0]!, order: plan.length }]
-    await writeFile(path.join(dir, 'spec.json'), JSON.stringify({ specSha256: hash, manifest, plan: twice }))
-    expect(() => readSpecFile(dir)).toThrow(/spec\.json: field plan\.8: 001 › \S+ › seed \d is planned twice/)
-    await writeFile(path.join(dir, 'spec.json'), JSON.stringify({ specSha256: hash, manifest, plan: [{ task: '001', arm: 'tool', seed: 0, order: 0 }] }))
-    expect(() => readSpecFile(dir)).toThrow(/spec\.json: field plan\.0\.seed: /)
+    const twice = await folderWith({ specSha256: hash, manifest, plan: [...plan, { ...plan[0]!, order: plan.length }] })
+    expect(() => readSpecFile(twice)).toThrow(/spec\.json: field plan\.8: 001 › \S+ › seed \d is planned twice/)
+    const bad = await folderWith({ specSha256: hash, manifest, plan: [{ task: '001', arm: 'tool', seed: 0, order: 0 }] })
+    expect(() => readSpecFile(bad)).toThrow(/spec\.json: field plan\.0\.seed: /)
   })
 
   test('no spec.json: requirePlan says what to do', async () => {
-    const dir = await folder()
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'task-outcome-spec-'))
     expect(() => requirePlan(dir)).toThrow(/spec\.json: no such file, so nothing says which runs were planned.*--no-plan/)
   })
 })

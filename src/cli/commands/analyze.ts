@@ -1,91 +1,11 @@
-import { existsSync, statSync } from 'node:fs'
-import path from 'node:path'
 import { InvalidArgumentError, type Command } from 'commander'
 import { reportDocument } from '../../analysis/document.ts'
 import { renderMarkdown } from '../../analysis/render-markdown.ts'
 import { analyzeRuns } from '../../analysis/report.ts'
 import { reportJson } from '../../analysis/report-json.ts'
-import { parseRecordedExperiment, resolveAnalysis, type AnalysisFlags, type RecordedExperiment, type ResolvedAnalysis } from '../../analysis/resolve.ts'
-import { DataError } from '../../errors.ts'
-import type { PlannedRun } from '../../runs/plan.ts'
-import type { RecordedRun } from '../../runs/record.ts'
-import { noPlanMessage, readSpecFile, specFilePath } from '../../runs/spec-file.ts'
-import { readRuns, runsFilePath } from '../../runs/store.ts'
-import { ExitCode } from '../main.ts'
-
-/** A path as the user would type it: relative inside the working folder, absolute outside it. */
-function displayPath(file: string): string {
-  const relative = path.relative(process.cwd(), file)
-  return relative === '' || relative.startsWith('..') || path.isAbsolute(relative) ? file : relative
-}
-
-/** A runs file and, when it has one beside it, the experiment its spec.json records. */
-export interface AnalysisInput {
-  readonly runsFile: string
-  readonly records: readonly RecordedRun[]
-  readonly spec: RecordedExperiment | null
-  /** The plan spec.json keeps; null only with --no-plan. */
-  readonly plan: readonly PlannedRun[] | null
-}
-
-/**
- * Reads what `analyze` and `power` work on: `<folder>/runs.jsonl` or the
- * given runs file, spec.json beside it, and the plan spec.json keeps (what
- * completeness is judged against, as the reporter judges it). Without a
- * spec.json or its plan it refuses, saying what to do, unless `noPlan`; then
- * the plan is null and the analysis says completeness was not checked. A
- * malformed line is a `DataError` naming file:line and field; so is a
- * spec.json that does not describe these runs.
- */
-export function loadAnalysisInput(target: string, options: { readonly noPlan?: boolean } = {}): AnalysisInput {
-  const resolved = path.resolve(target)
-  if (!existsSync(resolved)) throw new DataError(`${target}: no such file or folder. Give a runs.jsonl or an experiment's output folder.`)
-  const runsFile = statSync(resolved).isDirectory() ? runsFilePath(resolved) : resolved
-  const shown = displayPath(runsFile)
-  if (!existsSync(runsFile)) throw new DataError(`${shown}: no such file; the folder holds no recorded runs.`)
-  const { records } = readRuns(runsFile)
-  if (records.length === 0) throw new DataError(`${shown}: no runs recorded yet.`)
-  const outDir = path.dirname(runsFile)
-  const specFile = displayPath(specFilePath(outDir))
-  if (options.noPlan !== true) requirePlanFor(outDir, specFile)
-  const recorded = readSpecFile(outDir)
-  if (recorded === undefined) return { runsFile: shown, records, spec: null, plan: null }
-  const spec = parseRecordedExperiment(recorded.manifest?.experiment, specFile)
-  const foreign = records.find((record) => record.specSha256 !== recorded.specSha256)
-  if (foreign !== undefined) {
-    throw new DataError(
-      `${shown}: ${foreign.task} › ${foreign.arm} › seed ${foreign.seed} was recorded under spec ${foreign.specSha256.slice(0, 12)}, ` +
-        `but ${specFile} describes spec ${recorded.specSha256.slice(0, 12)}: the spec beside the runs is not theirs.`,
-    )
-  }
-  return { runsFile: shown, records, spec, plan: options.noPlan === true ? null : recorded.plan }
-}
-
-/** `requirePlan`, with the paths as the user typed them. */
-function requirePlanFor(outDir: string, specFile: string): void {
-  const recorded = readSpecFile(outDir)
-  if (recorded === undefined) {
-    throw new DataError(
-      `${specFile}: no such file, so nothing says which runs were planned and completeness cannot be checked. Analyse the output folder ` +
-        'the reporter wrote (it keeps spec.json beside runs.jsonl), or pass --no-plan (the report then says "completeness not checked").',
-    )
-  }
-  if (recorded.plan === null) throw new DataError(noPlanMessage(specFile, String(recorded.manifest.experiment.name ?? '<experiment>')))
-}
-
-/** The settings and plan for a loaded input and command-line flags. */
-export function resolveInput(input: AnalysisInput, flags: AnalysisFlags): ResolvedAnalysis {
-  return resolveAnalysis(input.records, input.spec, flags, input.runsFile, input.plan)
-}
-
-/** A number in (0, 1) for --alpha, --power, --effect. */
-export function probabilityOption(name: string) {
-  return (value: string): number => {
-    const number = Number(value)
-    if (!(number > 0 && number < 1)) throw new InvalidArgumentError(`${name} must be a number between 0 and 1 (exclusive), got "${value}"`)
-    return number
-  }
-}
+import type { AnalysisFlags } from '../../analysis/resolve.ts'
+import { ExitCode } from '../exit-code.ts'
+import { loadAnalysisInput, probabilityOption, resolveInput } from './analysis-input.ts'
 
 function wholeNumberOption(name: string, min: number) {
   return (value: string): number => {

@@ -3,7 +3,7 @@ import { formatNumber } from '../../analysis/format.ts'
 import { PILOT_MIN_TASKS } from '../../analysis/comparison.ts'
 import { powerAnalysis, type PowerAnalysis } from '../../analysis/power.ts'
 import { canonicalJson } from '../../experiment/hash.ts'
-import { loadAnalysisInput, probabilityOption, resolveInput } from './analyze.ts'
+import { loadAnalysisInput, probabilityOption, resolveInput } from './analysis-input.ts'
 
 interface PowerCliOptions {
   control?: string

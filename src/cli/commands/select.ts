@@ -1,8 +1,8 @@
 import { InvalidArgumentError, Option, type Command } from 'commander'
-import { defaultJobs } from '../../tasks/harvest/harvest.ts'
-import { EXCLUSION_REASONS } from '../../tasks/select/exclusions.ts'
-import { planDraw, select } from '../../tasks/select/select.ts'
-import { DEFAULT_SELECTION_SEED } from '../../tasks/select/shuffle.ts'
+import { defaultJobs } from '../../curate/harvest/harvest.ts'
+import { EXCLUSION_REASONS } from '../../curate/select/exclusions.ts'
+import { planDraw, select } from '../../curate/select/select.ts'
+import { DEFAULT_SELECTION_SEED } from '../../curate/select/shuffle.ts'
 
 function wholeNumber(name: string, min: number) {
   return (value: string): number => {
@@ -23,6 +23,7 @@ interface SelectCliOptions {
   timeout: number
   replace?: boolean
   plan?: boolean
+  excludeTasksOf: string[]
 }
 
 /** `task-outcome select`: the seeded draw of a task set from harvested candidates. */
@@ -40,12 +41,18 @@ export function registerSelect(program: Command): void {
     )
     .requiredOption('--candidates <file>', 'the candidates file harvest wrote')
     .requiredOption('--out <dir>', 'the task set folder, e.g. tasks/pilot')
-    .option('--seed <n>', 'the seed of the shuffle (seedrandom; see src/tasks/select/shuffle.ts)', wholeNumber('--seed', 0), DEFAULT_SELECTION_SEED)
+    .option('--seed <n>', 'the seed of the shuffle (seedrandom; see src/curate/select/shuffle.ts)', wholeNumber('--seed', 0), DEFAULT_SELECTION_SEED)
     .option('--count <n>', 'how many tasks to keep', wholeNumber('--count', 1), 20)
     .option('--exclusions <file>', 'the exclusions file (default: <out>/exclusions.json when present)')
     .option('--prompts <dir>', 'the prompts folder (default: <out>/prompts when present)')
     .addOption(new Option('--jobs <n>', 'candidates harvested again at once').argParser(wholeNumber('--jobs', 1)).default(defaultJobs()))
     .option('--timeout <seconds>', 'limit for each run of the test command', wholeNumber('--timeout', 1), 300)
+    .option(
+      '--exclude-tasks-of <set>',
+      'skip the candidates an earlier task set used (repeatable: e.g. --exclude-tasks-of tasks/pilot): the confirmatory draw, by the same rule and seed, from tasks none of them used',
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
     .option('--replace', 'remove the task folders already in --out first (instead of refusing)')
     .option('--plan', 'only print the walk order with the exclusions and which candidates have prompts; run no tests, write nothing')
     .action(async (options: SelectCliOptions) => {
@@ -55,13 +62,16 @@ export function registerSelect(program: Command): void {
         seed: options.seed,
         ...(options.exclusions === undefined ? {} : { exclusions: options.exclusions }),
         ...(options.prompts === undefined ? {} : { prompts: options.prompts }),
+        excludeTasksOf: options.excludeTasksOf,
       }
       if (options.plan === true) {
         const plan = await planDraw(common)
         process.stdout.write(`walk order for seed ${plan.seed} (${plan.order.length} candidates):\n`)
         plan.order.forEach((candidate, index) => {
           const exclusion = plan.exclusions.get(candidate.fix)
-          const state = exclusion !== undefined ? `excluded (${exclusion.reason})` : plan.prompts.has(candidate.fix) ? 'prompt ready' : 'NO PROMPT'
+          const earlier = plan.used.get(candidate.fix)
+          const state =
+            exclusion !== undefined ? `excluded (${exclusion.reason})` : earlier !== undefined ? `used by ${earlier.set}` : plan.prompts.has(candidate.fix) ? 'prompt ready' : 'NO PROMPT'
           process.stdout.write(`${String(index + 1).padStart(3)}. ${candidate.fix.slice(0, 12)}  ${state.padEnd(14)}  ${candidate.subject}\n`)
         })
         return
