@@ -166,6 +166,7 @@ export default class TaskOutcomeReporter implements Reporter {
         changeLog: prepared.changeLog,
         source: { file: path.relative(root, experimentFile).split(path.sep).join('/'), exportName },
         plan: prepared.plan.map(({ task, arm, seed, order }) => ({ task, arm, seed, order })),
+        ...(prepared.contamination === null ? {} : { contamination: prepared.contamination }),
       },
       records.length,
       new Date(),
@@ -221,6 +222,7 @@ export default class TaskOutcomeReporter implements Reporter {
       // The plan spec.json keeps, the one `analyze` and `power` read (the same as prepared.plan when the spec is this one).
       plan: currentPlan(ledger.provide.outDir, prepared),
       earlierSpecs: earlierSpecCounts(all, prepared.specSha256),
+      contamination: prepared.contamination,
     })
     lines.push(conclusion.text)
     if (prepared.experiment.spec.skills !== undefined) lines.push(this.#writeSweep(prepared, ledger, records, conclusion.complete, conclusion.verdict))

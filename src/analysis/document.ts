@@ -1,4 +1,4 @@
-import { changeLogLines, earlierSpecsSentence } from './change-log.ts'
+import { changeLogLines, contaminationSentence, earlierSpecsSentence } from './change-log.ts'
 import type { Comparison } from './comparison.ts'
 import { formatNumber, formatP, formatPercent, formatSeeds, formatUsd, formatUsdChange } from './format.ts'
 import { stageLabel } from './labels.ts'
@@ -176,6 +176,19 @@ function changeLogBlocks(report: AnalysisReport): Block[] {
   ]
 }
 
+/** The contamination flag (tasks the model may have seen in training), when the spec names a training cutoff. */
+function contaminationBlocks(report: AnalysisReport): Block[] {
+  const sentence = contaminationSentence(report)
+  if (sentence === null) return []
+  return [
+    { kind: 'heading', level: 2, text: 'Contamination' },
+    { kind: 'paragraph', text: sentence },
+    ...(report.contamination!.flagged.length === 0
+      ? []
+      : [{ kind: 'table', header: ['task', 'fix committed', 'training cutoff'], rows: report.contamination!.flagged.map((task) => [task.task, task.fixDate, report.contamination!.trainingCutoff]) } as const]),
+  ]
+}
+
 function missingBlocks(report: AnalysisReport): Block[] {
   const blocks: Block[] = []
   if (report.missingRuns.length > 0) {
@@ -229,7 +242,7 @@ export function reportDocument(report: AnalysisReport): Block[] {
   blocks.push(...labelBlocks(report))
   if (!report.complete) {
     blocks.push({ kind: 'verdict', verdict: 'no verdict', text: noVerdictSentences(report).join(' ') })
-    return [...blocks, ...missingBlocks(report), ...dataBlocks(report), ...provenanceBlocks(report), ...changeLogBlocks(report)]
+    return [...blocks, ...missingBlocks(report), ...dataBlocks(report), ...provenanceBlocks(report), ...contaminationBlocks(report), ...changeLogBlocks(report)]
   }
   const several = report.comparisons.length > 1
   if (several) {
@@ -255,7 +268,15 @@ export function reportDocument(report: AnalysisReport): Block[] {
     })
   }
   for (const comparison of report.comparisons) blocks.push(...comparisonBlocks(report, comparison, several))
-  return [...blocks, ...skillCheckBlocks(report), ...secondaryBlocks(report), ...dataBlocks(report), ...provenanceBlocks(report), ...changeLogBlocks(report)]
+  return [
+    ...blocks,
+    ...skillCheckBlocks(report),
+    ...secondaryBlocks(report),
+    ...dataBlocks(report),
+    ...provenanceBlocks(report),
+    ...contaminationBlocks(report),
+    ...changeLogBlocks(report),
+  ]
 }
 
 /** The labels about how this analysis was made: EXPLORATORY (what departed), COMPLETENESS NOT CHECKED, UNSANDBOXED. */

@@ -7,7 +7,7 @@ import { checkCompleteness, type RunGap, type RunIdentity } from './completeness
 import { decide, NO_VERDICT, type Decision } from './decision.ts'
 import { secondaryEndpoints, type ArmSecondary } from './secondary.ts'
 import type { ChangeLogEntry } from '../experiment/schema.ts'
-import { analysedArms, type AnalysisSettings, type EarlierSpecRuns, type Stage } from './settings.ts'
+import { analysedArms, type AnalysisSettings, type Contamination, type EarlierSpecRuns, type Stage } from './settings.ts'
 import { checkRecords, summariseTaskArms } from './task-summary.ts'
 import { skillChecks, type SkillChecks } from './skill-checks.ts'
 import { provenance, type Provenance } from './provenance.ts'
@@ -104,6 +104,8 @@ export interface AnalysisReport {
   readonly solvedDifference: number | null
   /** Runs recorded under earlier spec hashes: kept in runs.jsonl, not analysed here (never pooled). */
   readonly earlierSpecs: readonly EarlierSpecRuns[]
+  /** Tasks fixed on or before the model's training cutoff (reported, not judged); null when the spec names no cutoff. */
+  readonly contamination: Contamination | null
 }
 
 function checkSettings(settings: AnalysisSettings): void {
@@ -174,7 +176,7 @@ export function analyzeRuns(records: readonly RecordedRun[], settings: AnalysisS
     tasksWithoutRuns: completeness.tasksWithoutRuns,
     seedsMissingEverywhere: completeness.seedsMissingEverywhere,
   }
-  const preregistration = { changeLog: settings.changeLog ?? [], earlierSpecs: settings.earlierSpecs ?? [] }
+  const preregistration = { changeLog: settings.changeLog ?? [], earlierSpecs: settings.earlierSpecs ?? [], contamination: settings.contamination ?? null }
   if (!completeness.complete) {
     return {
       ...base,
@@ -192,6 +194,7 @@ export function analyzeRuns(records: readonly RecordedRun[], settings: AnalysisS
       ...additions,
       solvedDifference: null,
       earlierSpecs: preregistration.earlierSpecs,
+      contamination: preregistration.contamination,
     }
   }
 
@@ -245,5 +248,6 @@ export function analyzeRuns(records: readonly RecordedRun[], settings: AnalysisS
     ...additions,
     solvedDifference: only?.solved.difference ?? null,
     earlierSpecs: preregistration.earlierSpecs,
+    contamination: preregistration.contamination,
   }
 }

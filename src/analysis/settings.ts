@@ -43,6 +43,15 @@ export interface AnalysisSettings {
   readonly changeLog?: readonly ChangeLogEntry[]
   /** Runs recorded under earlier spec hashes: kept, counted in the report, never analysed with these. */
   readonly earlierSpecs?: readonly EarlierSpecRuns[]
+  /** Tasks fixed on or before the model's training cutoff, flagged in the report (null: no cutoff named). */
+  readonly contamination?: Contamination | null
+}
+
+/** The contamination flag: the training cutoff, the tasks fixed on or before it, and those with no fix date. */
+export interface Contamination {
+  readonly trainingCutoff: string
+  readonly flagged: readonly { readonly task: string; readonly fixDate: string }[]
+  readonly undated: readonly string[]
 }
 
 /** How many runs an earlier spec hash holds in runs.jsonl. */

@@ -6,6 +6,7 @@ import { checkChangeLog } from '../experiment/change-log.ts'
 import { buildSpecManifest, describeSpecChanges, specSha256, type SpecManifest } from '../experiment/hash.ts'
 import type { ChangeLogEntry } from '../experiment/schema.ts'
 import { loadExperiment, type ExperimentLocation, type LoadedExperiment } from '../experiment/load.ts'
+import { checkContamination, type ContaminationCheck } from '../tasks/contamination.ts'
 import { loadTaskSet } from '../tasks/load.ts'
 import { armAppliesTo, loadSkillLibrary, resolveArmSkills } from '../workspace/skills.ts'
 import type { Task } from '../tasks/task.ts'
@@ -23,6 +24,8 @@ export interface PreparedExperiment {
   readonly plan: readonly PlannedRun[]
   /** The pre-registration's change log (not in the spec hash; spec.json keeps it). */
   readonly changeLog: readonly ChangeLogEntry[]
+  /** Tasks fixed on or before the model's training cutoff; null when the experiment names no cutoff. */
+  readonly contamination: ContaminationCheck | null
 }
 
 /** The spec manifest kept beside runs.jsonl, so a changed spec can be named. */
@@ -91,7 +94,15 @@ export async function prepareLoadedExperiment(experiment: LoadedExperiment): Pro
     spec.seeds,
     spec.orderSeed,
   )
-  return { experiment, tasks, manifest, specSha256: specSha256(manifest), plan, changeLog: spec.preregistration?.changes ?? [] }
+  return {
+    experiment,
+    tasks,
+    manifest,
+    specSha256: specSha256(manifest),
+    plan,
+    changeLog: spec.preregistration?.changes ?? [],
+    contamination: checkContamination(tasks, spec.trainingCutoff),
+  }
 }
 
 /** The pre-registration document the experiment names (its bytes go into the spec hash); a missing one is a `SpecError`. */

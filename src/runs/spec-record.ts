@@ -25,6 +25,14 @@ const SpecEntrySchema = z.looseObject({
   changeLog: z.array(ChangeLogEntrySchema).optional(),
   /** The experiment file (relative to the project root) and its export. */
   source: z.strictObject({ file: z.string(), exportName: z.string() }).optional(),
+  /** Tasks fixed on or before the experiment's `trainingCutoff` (present when it names one). */
+  contamination: z
+    .strictObject({
+      trainingCutoff: z.string(),
+      flagged: z.array(z.strictObject({ task: z.string(), fixDate: z.string() })),
+      undated: z.array(z.string()),
+    })
+    .optional(),
 })
 
 /** An earlier spec: as it was recorded, and when it was replaced. */
@@ -90,14 +98,16 @@ export function reviseSpecRecord(recorded: RecordedSpec | undefined, current: Cu
   if (recorded.specSha256 === current.specSha256) {
     // A spec.json from before the plan was kept gets the plan: it is a function of the hashed spec, so it adds nothing not already fixed.
     const addPlan = (recorded as { plan?: unknown }).plan === undefined && current.plan !== undefined
-    if (JSON.stringify(recorded.changeLog ?? []) === JSON.stringify(current.changeLog) && recorded.source !== undefined && !addPlan) return undefined
+    const sameExtras = recorded.source !== undefined && JSON.stringify(recorded.contamination) === JSON.stringify(current.contamination) && !addPlan
+    if (JSON.stringify(recorded.changeLog ?? []) === JSON.stringify(current.changeLog) && sameExtras) return undefined
     return {
       ...recordedTop,
       ...(recorded.source === undefined && current.source !== undefined ? { source: current.source } : {}),
+      ...(current.contamination === undefined ? {} : { contamination: current.contamination }),
       ...(addPlan ? { plan: current.plan } : {}),
       changeLog: [...current.changeLog],
       ...(earlier === undefined ? {} : { earlier }),
-    }
+    } as RecordedSpec
   }
   if (recordedRuns === 0) return { ...top, ...(earlier === undefined ? {} : { earlier }) }
   return { ...top, earlier: [...(earlier ?? []), { ...recordedTop, replacedAt: now.toISOString() }] }

@@ -6,6 +6,7 @@ import type { LoadedExperiment } from '../experiment/load.ts'
 import { armAgentSpec } from '../runs/execute.ts'
 import { prepareLoadedExperiment, recordedRunsFor, type PreparedExperiment } from '../runs/prepare.ts'
 import { runKey, type Versions } from '../runs/record.ts'
+import { experimentSandboxVersion } from '../runs/sandbox.ts'
 import type { TaskModulePayload } from './payload.ts'
 
 // Beside this file, with its extension: `declare.ts` in the sources, `declare.js` in the build.
@@ -33,6 +34,29 @@ function versionsByArm(recorded: PluginState['recorded']): Record<string, Versio
   return byArm
 }
 
+/** Whether a module id is a task folder's `metadata.json` in this experiment's task set (a generated test module). */
+function isTaskModule(id: string, tasksDir: string): boolean {
+  const file = id.split('?')[0]!
+  return path.basename(file) === 'metadata.json' && path.dirname(path.dirname(file)) === tasksDir
+}
+
+/** The part of `configureVitest`'s context that keys Vitest's file-system module cache (Vitest 4.1 and 5 name it differently). */
+interface CacheKeyContext {
+  readonly defineCacheKeyGenerator?: (generator: (context: { id: string }) => string | false | undefined) => void
+  readonly experimental_defineCacheKeyGenerator?: (generator: (context: { id: string }) => string | false | undefined) => void
+}
+
+/**
+ * A task's test module carries what is already recorded, so it must be made
+ * anew on every run: Vitest 5 caches transformed modules on disk by default
+ * (`fsModuleCache`; opt-in on 4.1), keyed by the file's content, and a cached
+ * module would re-run recorded runs. The generator bails those modules out.
+ */
+function neverCacheTaskModules(context: CacheKeyContext, isTask: (id: string) => boolean): void {
+  const define = context.defineCacheKeyGenerator ?? context.experimental_defineCacheKeyGenerator
+  define?.(({ id }) => (isTask(id) ? false : undefined))
+}
+
 /**
  * The task-outcome Vite plugin for one experiment. In Vitest's main process it
  * validates the tasks, checks the recorded runs against the spec (a changed
@@ -50,9 +74,12 @@ export function taskOutcomePlugin(experiment: LoadedExperiment): Plugin {
   return {
     name: 'task-outcome',
     enforce: 'pre',
-    async configureVitest() {
+    async configureVitest(context) {
+      neverCacheTaskModules(context, (id) => isTaskModule(id, tasksDir))
       // An agent CLI is an optional peer dependency: a missing one stops the experiment here, in one line, before any run.
       for (const arm of Object.keys(experiment.spec.arms)) requireAgentPackage(armAgentSpec(experiment, arm))
+      // No working sandbox (and no `sandbox: 'none'`): stop before any run, with the line saying what to install.
+      await experimentSandboxVersion(experiment.spec)
       const { prepared } = await prepare()
       if (prepared.tasks.length === 0) {
         const relative = path.relative(experiment.root, tasksDir) || '.'
@@ -64,8 +91,8 @@ export function taskOutcomePlugin(experiment: LoadedExperiment): Plugin {
       }
     },
     async load(id) {
+      if (!isTaskModule(id, tasksDir)) return null
       const file = id.split('?')[0]!
-      if (path.basename(file) !== 'metadata.json' || path.dirname(path.dirname(file)) !== tasksDir) return null
       const { prepared, recorded, versionsByArm } = await prepare()
       const taskId = path.basename(path.dirname(file))
       const payload: TaskModulePayload = {

@@ -109,7 +109,7 @@ describe('task-outcome publish and verify-archive', () => {
     expect(entry.comparisons[0].sentence).toContain('It is a loss')
     expect(Object.keys(entry)).toEqual([
       'experiment', 'specSha256', 'stage', 'label', 'productClaim', 'claim', 'verdict', 'comparisons', 'tasks', 'seeds',
-      'spec', 'changeLog', 'runs', 'report', 'archive', 'command', 'rerun', 'date', 'versions',
+      'spec', 'changeLog', 'contamination', 'runs', 'report', 'archive', 'command', 'rerun', 'date', 'versions',
     ])
     expect(entry.archive.file).toBe(path.join(fixture.outDir, 'artifacts', 'transcripts.tar.gz'))
   })

@@ -3,7 +3,7 @@ import path from 'node:path'
 import { InvalidArgumentError } from 'commander'
 import { parseRecordedExperiment, resolveAnalysis, type AnalysisFlags, type RecordedExperiment, type ResolvedAnalysis } from '../../analysis/resolve.ts'
 import { DataError } from '../../errors.ts'
-import type { EarlierSpecRuns } from '../../analysis/settings.ts'
+import type { Contamination, EarlierSpecRuns } from '../../analysis/settings.ts'
 import type { ChangeLogEntry } from '../../experiment/schema.ts'
 import { readRecordedSpec, specFilePath } from '../../runs/prepare.ts'
 import { knownSpecHashes, recordedChangeLog } from '../../runs/spec-record.ts'
@@ -37,6 +37,8 @@ export interface AnalysisInput {
   readonly earlierSpecs: readonly EarlierSpecRuns[]
   /** The plan spec.json keeps (what completeness is judged against, as the reporter judges it); null only with --no-plan. */
   readonly plan: readonly PlannedRun[] | null
+  /** The contamination flag spec.json keeps (null: the spec names no training cutoff). */
+  readonly contamination: Contamination | null
 }
 
 /**
@@ -68,7 +70,7 @@ export function loadAnalysisInput(target: string, options: { readonly noPlan?: b
   if (!noPlan && withPlan!.plan === null) throw new DataError(noPlanMessage(specFile, String(withPlan!.recorded.manifest.experiment.name ?? '<experiment>')))
   const plan = noPlan ? null : withPlan!.plan
   const recorded = readRecordedSpec(outDir)
-  if (recorded === undefined) return { runsFile: shown, records, spec: null, specSha256: null, changeLog: [], earlierSpecs: [], plan }
+  if (recorded === undefined) return { runsFile: shown, records, spec: null, specSha256: null, changeLog: [], earlierSpecs: [], plan, contamination: null }
   const spec = parseRecordedExperiment(recorded.manifest?.experiment, specFile)
   const earlier = new Set(knownSpecHashes(recorded).slice(1))
   const foreign = records.find((record) => record.specSha256 !== recorded.specSha256 && !earlier.has(record.specSha256))
@@ -89,13 +91,22 @@ export function loadAnalysisInput(target: string, options: { readonly noPlan?: b
         `(${records.length} run(s) under earlier specs are kept and never pooled with it). Run the experiment to record its runs.`,
     )
   }
-  return { runsFile: shown, records: current, spec, specSha256: recorded.specSha256, changeLog: recordedChangeLog(recorded), earlierSpecs, plan }
+  return {
+    plan,
+    runsFile: shown,
+    records: current,
+    spec,
+    specSha256: recorded.specSha256,
+    changeLog: recordedChangeLog(recorded),
+    earlierSpecs,
+    contamination: recorded.contamination ?? null,
+  }
 }
 
 /** The settings and plan for a loaded input and command-line flags; the change log and the earlier specs' runs go into the report. */
 export function resolveInput(input: AnalysisInput, flags: AnalysisFlags): ResolvedAnalysis {
   const resolved = resolveAnalysis(input.records, input.spec, flags, input.runsFile, input.plan)
-  return { ...resolved, settings: { ...resolved.settings, changeLog: input.changeLog, earlierSpecs: input.earlierSpecs } }
+  return { ...resolved, settings: { ...resolved.settings, changeLog: input.changeLog, earlierSpecs: input.earlierSpecs, contamination: input.contamination } }
 }
 
 /** A number in (0, 1) for --alpha, --power, --effect. */

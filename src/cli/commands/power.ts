@@ -3,7 +3,9 @@ import { formatNumber } from '../../analysis/format.ts'
 import { PILOT_MIN_TASKS } from '../../analysis/comparison.ts'
 import { powerAnalysis, type PowerAnalysis } from '../../analysis/power.ts'
 import { canonicalJson } from '../../experiment/hash.ts'
+import path from 'node:path'
 import { loadAnalysisInput, probabilityOption, resolveInput } from './analysis-input.ts'
+import { confirmatorySelectCommand, exactTestFloor } from './confirmatory-command.ts'
 
 interface PowerCliOptions {
   control?: string
@@ -75,5 +77,24 @@ export function registerPower(program: Command): void {
         return
       }
       process.stdout.write(`${results.map(formatPowerAnalysis).join('\n\n')}\n`)
+      const floor = exactTestFloor(settings.alpha, settings.treatments.length)
+      const needed = results.map((result) => result.tasksNeeded).filter((n): n is number => n !== null)
+      const formula = results.map((result) => result.formulaTasks).filter((n): n is number => n !== null)
+      if (needed.length === 0) return
+      const count = Math.max(floor, ...needed)
+      const draw = confirmatorySelectCommand(path.dirname(path.resolve(input.runsFile)), count)
+      process.stdout.write(
+        [
+          '',
+          `confirmatory run: ${count} new task(s)` +
+            (Math.max(...formula) < floor
+              ? ` (raised from ${Math.max(...formula)} to the exact test's floor: below ${floor} task(s) the one-sided exact Wilcoxon test cannot reach p < ${settings.alpha}${settings.treatments.length > 1 ? ` / ${settings.treatments.length} (Holm)` : ''})`
+              : ''),
+          '  draw them by the same rule and seed from candidates the pilot did not use:',
+          `  ${draw.command}`,
+          ...(draw.note === null ? [] : [`  (${draw.note})`]),
+          '',
+        ].join('\n'),
+      )
     })
 }

@@ -73,6 +73,7 @@ export async function writeTaskFolder(input: TaskFolderInput): Promise<string> {
     test_command: input.testCommand,
     test_globs: [...input.rule.testGlobs],
     subject: candidate.subject,
+    fix_date: candidate.date,
   }
   await writeFile(path.join(dir, 'task.md'), input.prompt.endsWith('\n') ? input.prompt : `${input.prompt}\n`)
   await writeFile(path.join(dir, 'metadata.json'), `${JSON.stringify(metadata, null, 2)}\n`)
