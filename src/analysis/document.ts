@@ -173,6 +173,20 @@ function changeLogBlocks(report: AnalysisReport): Block[] {
     { kind: 'heading', level: 2, text: 'Change log' },
     lines.length === 0 ? { kind: 'paragraph', text: 'No change since the pre-registration.' } : { kind: 'list', items: lines },
     ...(earlier === null ? [] : [{ kind: 'paragraph', text: earlier } as const]),
+    ...promptAllowanceBlocks(report),
+  ]
+}
+
+/** The gold module names prompts were allowed to use (recorded by select from the prompts' front matter), each with its reason. */
+function promptAllowanceBlocks(report: AnalysisReport): Block[] {
+  if (report.promptAllowances.length === 0) return []
+  return [
+    { kind: 'heading', level: 2, text: 'Prompt allowances' },
+    {
+      kind: 'paragraph',
+      text: 'These prompts use a word that is also a gold file\'s module name; each was allowed, with its reason, before the draw:',
+    },
+    { kind: 'list', items: report.promptAllowances.map((row) => `${row.task}: "${row.word}" (${row.reason})`) },
   ]
 }
 

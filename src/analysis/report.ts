@@ -7,7 +7,7 @@ import { checkCompleteness, type RunGap, type RunIdentity } from './completeness
 import { decide, NO_VERDICT, type Decision } from './decision.ts'
 import { secondaryEndpoints, type ArmSecondary } from './secondary.ts'
 import type { ChangeLogEntry } from '../experiment/schema.ts'
-import { analysedArms, type AnalysisSettings, type Contamination, type EarlierSpecRuns, type Stage } from './settings.ts'
+import { analysedArms, type AnalysisSettings, type Contamination, type EarlierSpecRuns, type PromptAllowanceRow, type Stage } from './settings.ts'
 import { checkRecords, summariseTaskArms } from './task-summary.ts'
 import { skillChecks, type SkillChecks } from './skill-checks.ts'
 import { provenance, type Provenance } from './provenance.ts'
@@ -106,6 +106,8 @@ export interface AnalysisReport {
   readonly earlierSpecs: readonly EarlierSpecRuns[]
   /** Tasks fixed on or before the model's training cutoff (reported, not judged); null when the spec names no cutoff. */
   readonly contamination: Contamination | null
+  /** Gold module names the prompts were allowed to use, each with its task and reason. */
+  readonly promptAllowances: readonly PromptAllowanceRow[]
 }
 
 function checkSettings(settings: AnalysisSettings): void {
@@ -176,7 +178,12 @@ export function analyzeRuns(records: readonly RecordedRun[], settings: AnalysisS
     tasksWithoutRuns: completeness.tasksWithoutRuns,
     seedsMissingEverywhere: completeness.seedsMissingEverywhere,
   }
-  const preregistration = { changeLog: settings.changeLog ?? [], earlierSpecs: settings.earlierSpecs ?? [], contamination: settings.contamination ?? null }
+  const preregistration = {
+    changeLog: settings.changeLog ?? [],
+    earlierSpecs: settings.earlierSpecs ?? [],
+    contamination: settings.contamination ?? null,
+    promptAllowances: settings.promptAllowances ?? [],
+  }
   if (!completeness.complete) {
     return {
       ...base,
@@ -195,6 +202,7 @@ export function analyzeRuns(records: readonly RecordedRun[], settings: AnalysisS
       solvedDifference: null,
       earlierSpecs: preregistration.earlierSpecs,
       contamination: preregistration.contamination,
+      promptAllowances: preregistration.promptAllowances,
     }
   }
 
@@ -249,5 +257,6 @@ export function analyzeRuns(records: readonly RecordedRun[], settings: AnalysisS
     solvedDifference: only?.solved.difference ?? null,
     earlierSpecs: preregistration.earlierSpecs,
     contamination: preregistration.contamination,
+    promptAllowances: preregistration.promptAllowances,
   }
 }

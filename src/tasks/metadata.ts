@@ -57,6 +57,11 @@ export const GitFixMetadataSchema = z.strictObject({
    * flags tasks fixed on or before it as possibly in the training data.
    */
   fix_date: z.iso.datetime({ offset: true, message: 'an ISO 8601 date and time, e.g. 2026-07-02T09:00:00+00:00' }).optional(),
+  /**
+   * Gold files' module names the prompt uses, each with the reason it must
+   * (from the prompt's front matter, accepted by `select`; the report lists them).
+   */
+  allow: z.array(z.strictObject({ word: z.string().min(1), reason: z.string().min(1) })).optional(),
 })
 export type GitFixMetadata = z.infer<typeof GitFixMetadataSchema>
 

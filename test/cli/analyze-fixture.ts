@@ -6,6 +6,7 @@ import { normaliseExperiment } from '../../src/experiment/hash.ts'
 import { parseExperiment } from '../../src/experiment/parse.ts'
 import { planRuns, type PlannedRun } from '../../src/runs/plan.ts'
 import type { RecordedRun } from '../../src/runs/record.ts'
+import { formatRuns } from '../../src/runs/store.ts'
 import { repoRoot } from '../helpers/experiment-fixture.ts'
 import { experimentRecords, SPEC } from '../analysis/records.ts'
 
@@ -40,7 +41,7 @@ export async function outputFolder(
 ): Promise<string> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'task-outcome-analyze-'))
   await mkdir(dir, { recursive: true })
-  await writeFile(path.join(dir, 'runs.jsonl'), records.map((record) => `${JSON.stringify(record)}\n`).join(''))
+  await writeFile(path.join(dir, 'runs.jsonl'), formatRuns(records))
   if (options.spec !== false) {
     const manifest = { experiment: options.experiment ?? normaliseExperiment(fixtureExperiment(options.stage)), files: {} }
     if (options.plan === false) {

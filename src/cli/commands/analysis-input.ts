@@ -10,7 +10,8 @@ import { knownSpecHashes, recordedChangeLog } from '../../runs/spec-record.ts'
 import { noPlanMessage, readSpecFile } from '../../runs/spec-file.ts'
 import type { PlannedRun } from '../../runs/plan.ts'
 import type { RecordedRun } from '../../runs/record.ts'
-import { readRuns, runsFilePath } from '../../runs/store.ts'
+import { checkPlanned, readRuns, runsFilePath } from '../../runs/store.ts'
+import { describeVerification } from '../../runs/transcript-check.ts'
 
 /**
  * What `analyze` and `power` both read: the runs file, the spec beside it,
@@ -39,6 +40,8 @@ export interface AnalysisInput {
   readonly plan: readonly PlannedRun[] | null
   /** The contamination flag spec.json keeps (null: the spec names no training cutoff). */
   readonly contamination: Contamination | null
+  /** One line saying what the read verified: the hash chain and the transcripts. */
+  readonly verification: string
 }
 
 /**
@@ -55,8 +58,9 @@ export function loadAnalysisInput(target: string, options: { readonly noPlan?: b
   const runsFile = statSync(resolved).isDirectory() ? runsFilePath(resolved) : resolved
   const shown = displayPath(runsFile)
   if (!existsSync(runsFile)) throw new DataError(`${shown}: no such file; the folder holds no recorded runs.`)
-  const { records } = readRuns(runsFile)
+  const { records, head, transcripts } = readRuns(runsFile)
   if (records.length === 0) throw new DataError(`${shown}: no runs recorded yet.`)
+  const verification = describeVerification(shown, head.lines, transcripts)
   const outDir = path.dirname(runsFile)
   const specFile = displayPath(specFilePath(outDir))
   const noPlan = options.noPlan === true
@@ -70,7 +74,16 @@ export function loadAnalysisInput(target: string, options: { readonly noPlan?: b
   if (!noPlan && withPlan!.plan === null) throw new DataError(noPlanMessage(specFile, String(withPlan!.recorded.manifest.experiment.name ?? '<experiment>')))
   const plan = noPlan ? null : withPlan!.plan
   const recorded = readRecordedSpec(outDir)
-  if (recorded === undefined) return { runsFile: shown, records, spec: null, specSha256: null, changeLog: [], earlierSpecs: [], plan, contamination: null }
+  if (recorded === undefined) {
+    const hashes = [...new Set(records.map((record) => record.specSha256))]
+    if (hashes.length > 1) {
+      throw new DataError(
+        `${shown} holds runs of ${hashes.length} spec hashes (${hashes.map((hash) => hash.slice(0, 12)).join(', ')}) and no spec.json beside it says which is current: ` +
+          'runs under different specs are never pooled. Analyse the output folder with its spec.json.',
+      )
+    }
+    return { runsFile: shown, records, spec: null, specSha256: null, changeLog: [], earlierSpecs: [], contamination: null, verification, plan }
+  }
   const spec = parseRecordedExperiment(recorded.manifest?.experiment, specFile)
   const earlier = new Set(knownSpecHashes(recorded).slice(1))
   const foreign = records.find((record) => record.specSha256 !== recorded.specSha256 && !earlier.has(record.specSha256))
@@ -91,6 +104,7 @@ export function loadAnalysisInput(target: string, options: { readonly noPlan?: b
         `(${records.length} run(s) under earlier specs are kept and never pooled with it). Run the experiment to record its runs.`,
     )
   }
+  if (withPlan?.plan != null) checkPlanned(records, withPlan.plan, shown, recorded.specSha256)
   return {
     plan,
     runsFile: shown,
@@ -100,6 +114,7 @@ export function loadAnalysisInput(target: string, options: { readonly noPlan?: b
     changeLog: recordedChangeLog(recorded),
     earlierSpecs,
     contamination: recorded.contamination ?? null,
+    verification,
   }
 }
 
