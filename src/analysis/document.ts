@@ -3,6 +3,7 @@ import type { Comparison } from './comparison.ts'
 import { formatNumber, formatP, formatPercent, formatSeeds, formatUsd, formatUsdChange } from './format.ts'
 import { stageLabel } from './labels.ts'
 import type { AnalysisReport } from './report.ts'
+import { sandboxSentences } from './sandbox-summary.ts'
 import type { RunMeasure } from './secondary.ts'
 import type { SkillCheck } from './skill-checks.ts'
 import { claim, exploratorySentence, floorSentence, noVerdictSentences, verdictSentence } from './sentences.ts'
@@ -256,7 +257,7 @@ export function reportDocument(report: AnalysisReport): Block[] {
   blocks.push(...labelBlocks(report))
   if (!report.complete) {
     blocks.push({ kind: 'verdict', verdict: 'no verdict', text: noVerdictSentences(report).join(' ') })
-    return [...blocks, ...missingBlocks(report), ...dataBlocks(report), ...provenanceBlocks(report), ...contaminationBlocks(report), ...changeLogBlocks(report)]
+    return [...blocks, ...missingBlocks(report), ...dataBlocks(report), ...sandboxBlocks(report), ...provenanceBlocks(report), ...contaminationBlocks(report), ...changeLogBlocks(report)]
   }
   const several = report.comparisons.length > 1
   if (several) {
@@ -287,6 +288,7 @@ export function reportDocument(report: AnalysisReport): Block[] {
     ...skillCheckBlocks(report),
     ...secondaryBlocks(report),
     ...dataBlocks(report),
+    ...sandboxBlocks(report),
     ...provenanceBlocks(report),
     ...contaminationBlocks(report),
     ...changeLogBlocks(report),
@@ -301,7 +303,7 @@ export function analysisLabels(report: AnalysisReport): { readonly tag: string; 
   if (!report.analysis.completenessChecked) {
     labels.push({ tag: 'COMPLETENESS NOT CHECKED', text: 'No plan was read, so runs that were planned but never recorded at all (a task, a seed, a shard) cannot be seen as missing.' })
   }
-  if (report.sandbox.unsandboxed) labels.push({ tag: 'UNSANDBOXED', text: 'Some runs were made without a sandbox: the agent could reach the machine beyond its workspace.' })
+  if (report.sandbox.unsandboxed) labels.push({ tag: 'UNSANDBOXED', text: sandboxSentences(report.sandbox)[0]! })
   return labels
 }
 
@@ -337,8 +339,19 @@ function provenanceBlocks(report: AnalysisReport): Block[] {
         ['tool under test', versionText(v.tool)],
         ['node', versionText(v.node)],
         ['sandbox', versionText(v.sandbox)],
-        ['sandbox denials', `${report.sandbox.runsWithDenials} run(s): ${report.sandbox.denied.read} read, ${report.sandbox.denied.write} write, ${report.sandbox.denied.network} network`],
       ],
     },
+  ]
+}
+
+/** The sandbox: which one, and the runs that tried to reach beyond it (listed, not judged). */
+function sandboxBlocks(report: AnalysisReport): Block[] {
+  const [first, ...rest] = sandboxSentences(report.sandbox)
+  if (first === undefined) return []
+  const runs = rest.slice(1).map((line) => line.trim())
+  return [
+    { kind: 'heading', level: 2, text: 'Sandbox' },
+    { kind: 'paragraph', text: first },
+    ...(rest.length === 0 ? [] : [{ kind: 'paragraph' as const, text: rest[0]! }, { kind: 'list' as const, items: runs }]),
   ]
 }

@@ -4,7 +4,7 @@ import type { RecordedRun } from '../runs/record.ts'
 export const VERSION_FIELDS = ['harness', 'agent', 'model', 'tool', 'node', 'sandbox'] as const
 export type VersionField = (typeof VERSION_FIELDS)[number]
 
-/** Where a report's numbers come from: the spec they were recorded under, and what ran them. */
+/** Where a report's numbers come from: the spec they were recorded under, and what ran them (the sandbox's own summary is `sandbox-summary.ts`). */
 export interface Provenance {
   readonly specSha256: string | null
   /**
@@ -15,22 +15,11 @@ export interface Provenance {
    * `tool` holds one per arm that has a tool.
    */
   readonly versions: Readonly<Record<VersionField, readonly (string | null)[]>>
-  /** The sandbox the runs were made in: UNSANDBOXED when any run says so, and what the sandboxes refused. */
-  readonly sandbox: {
-    readonly unsandboxed: boolean
-    /** Runs with at least one refused read, write or connection. */
-    readonly runsWithDenials: number
-    readonly denied: { readonly read: number; readonly write: number; readonly network: number }
-  }
 }
 
 function distinct(values: readonly (string | null)[]): (string | null)[] {
   const unique = [...new Set(values)]
   return unique.sort((a, b) => (a === b ? 0 : a === null ? 1 : b === null ? -1 : a < b ? -1 : 1))
-}
-
-function count(value: unknown): number {
-  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : 0
 }
 
 /** The provenance of the given runs (pure: the same records, the same result). */
@@ -46,26 +35,6 @@ export function provenance(records: readonly RecordedRun[]): Provenance {
       ),
     ]),
   ) as Record<VersionField, (string | null)[]>
-  const denied = { read: 0, write: 0, network: 0 }
-  let runsWithDenials = 0
-  for (const record of records) {
-    const sandbox = (record as { sandbox?: { denied?: Record<string, unknown> } }).sandbox
-    const read = count(sandbox?.denied?.read)
-    const write = count(sandbox?.denied?.write)
-    const network = count(sandbox?.denied?.network)
-    denied.read += read
-    denied.write += write
-    denied.network += network
-    if (read + write + network > 0) runsWithDenials++
-  }
   const specs = [...new Set(records.map((record) => record.specSha256))]
-  return {
-    specSha256: specs.length === 1 ? specs[0]! : null,
-    versions,
-    sandbox: {
-      unsandboxed: versions.sandbox.some((value) => value !== null && /UNSANDBOXED/i.test(value)),
-      runsWithDenials,
-      denied,
-    },
-  }
+  return { specSha256: specs.length === 1 ? specs[0]! : null, versions }
 }

@@ -1,5 +1,6 @@
 import { SpecError, DataError } from '../errors.ts'
 import type { RecordedRun } from '../runs/record.ts'
+import { sandboxSummary, type SandboxSummary } from './sandbox-summary.ts'
 import { holmAdjust } from '../stats/holm.ts'
 import type { McNemarResult } from '../stats/mcnemar.ts'
 import { compareArms, type Comparison, type EffectResult, type HodgesLehmannResult } from './comparison.ts'
@@ -45,7 +46,6 @@ export interface AnalysisReport {
   /** The spec hash every analysed record carries (null when nothing was recorded). */
   readonly specSha256: string | null
   readonly versions: Provenance['versions']
-  readonly sandbox: Provenance['sandbox']
   /** Every expected run recorded, and nothing else. */
   readonly complete: boolean
   /** Expected runs not recorded. */
@@ -108,6 +108,8 @@ export interface AnalysisReport {
   readonly contamination: Contamination | null
   /** Gold module names the prompts were allowed to use, each with its task and reason. */
   readonly promptAllowances: readonly PromptAllowanceRow[]
+  /** The sandbox the runs ran in (UNSANDBOXED said so) and the runs that tried to reach beyond it. */
+  readonly sandbox: SandboxSummary
 }
 
 function checkSettings(settings: AnalysisSettings): void {
@@ -145,7 +147,7 @@ export function analyzeRuns(records: readonly RecordedRun[], settings: AnalysisS
     stage: settings.stage,
     specSha256: origin.specSha256,
     versions: origin.versions,
-    sandbox: origin.sandbox,
+    sandbox: sandboxSummary(records, arms),
     complete: completeness.complete,
     missing: completeness.missing,
     missingRuns: completeness.missingRuns,

@@ -1,6 +1,3 @@
-import { mkdtemp } from 'node:fs/promises'
-import os from 'node:os'
-import path from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { concludeExperiment } from '../../src/analysis/conclude.ts'
 import { reportJson } from '../../src/analysis/report-json.ts'
@@ -25,8 +22,7 @@ describe('completeness is judged against the plan spec.json keeps', () => {
     expect(json.exitCode).toBe(1)
     expect(JSON.parse(json.stdout)).toMatchObject({ complete: false, missing: 28, tasksWithoutRuns: ['004'], seedsMissingEverywhere: [3], analysis: { kind: 'pre-registered' } })
 
-    const reporterDir = await mkdtemp(path.join(os.tmpdir(), 'task-outcome-reporter-'))
-    const conclusion = concludeExperiment({ experiment: fixtureExperiment(), outDir: reporterDir, records, plan })
+    const conclusion = concludeExperiment({ experiment: fixtureExperiment(), records, plan })
     expect(conclusion.verdict).toBe('no verdict')
     expect(conclusion.text).toContain('Missing: every run of task 004; seed 3 of every other task and arm.')
     expect(`${json.stdout}\n`).toBe(reportJson(conclusion.report))
