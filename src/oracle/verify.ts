@@ -14,11 +14,11 @@ export const VERIFY_TIMEOUT_EXIT = 124
  * the script itself read-only and nothing else of the task. Exit 0 means solved.
  */
 export async function runVerifyScript(task: FolderTask, workspace: Workspace, options: OracleOptions): Promise<OracleJudgement> {
-  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: options.scratchDir, LANG: 'C.UTF-8' }
+  const env = { PATH: options.toolchain?.path ?? process.env.PATH ?? '/usr/bin:/bin', HOME: options.scratchDir, LANG: 'C.UTF-8' }
   const overlay = workspace.overlay
   const line =
     options.sandbox === undefined
-      ? { file: 'bash', args: [task.verifyScript], cwd: workspace.dir, env }
+      ? { file: options.toolchain?.binaries.bash ?? 'bash', args: [task.verifyScript], cwd: workspace.dir, env }
       : {
           ...isolatedCommandLine(
             {

@@ -13,6 +13,8 @@ import { applyArmSetup } from '../workspace/setup.ts'
 import { cachedSkillLibrary, installSkills, resolveArmSkills, skillsDirFor } from '../workspace/skills.ts'
 import { artifactsPath, transcriptPath } from './artifacts.ts'
 import { checkReportedNumbers } from './plausibility.ts'
+import { oracleToolchain, type OracleToolchain } from '../oracle/toolchain.ts'
+import { templateRoot } from '../workspace/template.ts'
 import { RunSandbox, type SandboxDenials } from '../sandbox/index.ts'
 import type { HarnessRetry, RunRecord } from './record.ts'
 import { experimentSandboxVersion, runReadOnlyMounts } from './sandbox.ts'
@@ -43,6 +45,8 @@ export interface TrialResult {
   readonly agent: AgentRunResult
   /** `versions.sandbox`: the sandbox the run's processes ran in, or UNSANDBOXED. */
   readonly sandboxVersion: string
+  /** The oracle's toolchain (`versions.toolchain`). */
+  readonly toolchain: string
   /** What the sandbox refused (null when UNSANDBOXED). */
   readonly sandbox: SandboxDenials | null
   readonly judgement: OracleJudgement
@@ -87,6 +91,7 @@ export async function runTrial(context: RunContext, artifactsDir: string): Promi
   const sandboxVersion = await experimentSandboxVersion(experiment.spec)
   const sandboxed = experiment.spec.sandbox !== 'none'
   const workspaceRoot = context.workspaceRoot ?? defaultWorkspaceRoot()
+  const toolchain = await experimentToolchain(experiment, workspaceRoot)
   await mkdir(workspaceRoot, { recursive: true })
   const scratch = await mkdtemp(path.join(workspaceRoot, 'run-'))
   const home = path.join(scratch, 'home')
@@ -147,16 +152,26 @@ export async function runTrial(context: RunContext, artifactsDir: string): Promi
       timeoutMs: experiment.spec.oracleTimeoutSeconds * 1000,
       scratchDir: scratch,
       ...(context.signal === undefined ? {} : { signal: context.signal }),
-      ...(sandbox === undefined ? {} : { sandbox: { readOnly } }),
+      ...(sandbox === undefined ? {} : { sandbox: { readOnly: [...readOnly, ...Object.values(toolchain.binaries).map((file) => path.dirname(file))] } }),
+      toolchain,
     })
     await writeFile(path.join(artifactsDir, 'oracle.stdout.txt'), judgement.stdout)
     await writeFile(path.join(artifactsDir, 'oracle.stderr.txt'), judgement.stderr)
-    return { agent: agentResult, sandboxVersion, sandbox: denials, judgement, changedFiles, ...(skills === undefined ? {} : { skills }) }
+    return { agent: agentResult, sandboxVersion, toolchain: toolchain.label, sandbox: denials, judgement, changedFiles, ...(skills === undefined ? {} : { skills }) }
   } finally {
     await sandbox?.close()
     await workspace.dispose()
     await rm(scratch, { recursive: true, force: true })
   }
+}
+
+/**
+ * The oracle's toolchain for an experiment's runs, resolved once per process
+ * before the first oracle: PATH entries inside the project, the workspace
+ * roots and the templates (and any node_modules/.bin) never supply it.
+ */
+export function experimentToolchain(experiment: LoadedExperiment, workspaceRoot: string = defaultWorkspaceRoot()): Promise<OracleToolchain> {
+  return oracleToolchain(process.env.PATH, [...new Set([experiment.root, workspaceRoot, defaultWorkspaceRoot(), templateRoot()])])
 }
 
 /** The manipulation check: a run of an arm with hooks in which none of them fired measured nothing. */
@@ -207,6 +222,7 @@ export function buildRecord(context: RunContext, trial: TrialResult, retries: Ha
       tool: armSpec.tool === undefined ? null : `${armSpec.tool.name}@${armSpec.tool.version}`,
       node: process.version,
       sandbox: trial.sandboxVersion,
+      toolchain: trial.toolchain,
     },
     sandbox: trial.sandbox === null ? null : { denied: trial.sandbox.denied, examples: trial.sandbox.examples.slice(0, 5) },
     transcript,
