@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync, renameSync, writeFileSync } from 'node:fs'
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import type { TestCase, TestModule, TestProject, TestSpecification, Vitest } from 'vitest/node'
 import type { Reporter } from 'vitest/reporters'
@@ -6,7 +6,8 @@ import { summariseArms, formatArmSummary } from '../src/runs/summary.ts'
 import { checkRecordedRuns, currentSpecRuns, prepareExperiment, readRecordedSpec, specFilePath, type PreparedExperiment } from '../src/runs/prepare.ts'
 import { reviseSpecRecord } from '../src/runs/spec-record.ts'
 import { runKey, type RecordedRun, type RunRecord } from '../src/runs/record.ts'
-import { summariseSweep } from '../src/runs/sweep.ts'
+import { summariseSweep } from '../src/analysis/skills-summary.ts'
+import { writeConclusion, writeSweepFiles } from '../src/runs/report-files.ts'
 import { caseName } from '../src/runs/plan.ts'
 import { runSummary } from '../src/runs/summary.ts'
 import { appendRun, checkPlanned, readRuns, runsFilePath } from '../src/runs/store.ts'
@@ -211,19 +212,14 @@ export default class TaskOutcomeReporter implements Reporter {
   #writeSweep(prepared: PreparedExperiment, ledger: ExperimentLedger, records: readonly RecordedRun[], complete: boolean, verdict: string): string {
     const { spec, root, outDir } = prepared.experiment
     const summary = summariseSweep(spec.name, Object.keys(spec.arms), records)
-    const summaryFile = path.join(outDir, 'summary.json')
-    writeFileSync(summaryFile, `${JSON.stringify(summary, null, 2)}\n`)
-    const written = [`  summary: ${path.relative(root, summaryFile)}`]
-    if (complete && ledger.appended > 0) {
-      const historyFile = path.resolve(root, spec.skills?.history ?? path.join(spec.output, 'effectiveness-history.jsonl'))
-      mkdirSync(path.dirname(historyFile), { recursive: true })
-      appendFileSync(
-        historyFile,
-        `${JSON.stringify({ experiment: spec.name, specSha256: prepared.specSha256, finishedAt: new Date().toISOString(), runs: records.length, verdict, conditions: summary.conditions })}\n`,
-      )
-      written.push(`  history: one line appended to ${path.relative(root, historyFile)}`)
-    }
-    return written.join('\n')
+    const history =
+      complete && ledger.appended > 0
+        ? {
+            file: path.resolve(root, spec.skills?.history ?? path.join(spec.output, 'effectiveness-history.jsonl')),
+            line: { experiment: spec.name, specSha256: prepared.specSha256, finishedAt: new Date().toISOString(), runs: records.length, verdict, conditions: summary.conditions },
+          }
+        : null
+    return writeSweepFiles({ root, outDir, summary, history })
   }
 
   /**
@@ -258,7 +254,6 @@ export default class TaskOutcomeReporter implements Reporter {
     }
     const conclusion = concludeExperiment({
       experiment: prepared.experiment.spec,
-      outDir: ledger.provide.outDir,
       records,
       plan: prepared.plan,
       earlierSpecs: earlierSpecCounts(all, prepared.specSha256),
@@ -267,7 +262,7 @@ export default class TaskOutcomeReporter implements Reporter {
         task.kind === 'git-fix' ? (task.metadata.allow ?? []).map(({ word, reason }) => ({ task: task.id, word, reason })) : [],
       ),
     })
-    lines.push(conclusion.text)
+    lines.push(writeConclusion(ledger.provide.outDir, conclusion).text)
     if (prepared.experiment.spec.skills !== undefined) lines.push(this.#writeSweep(prepared, ledger, records, conclusion.complete, conclusion.verdict))
     this.#log(lines.join('\n'))
   }
