@@ -13,6 +13,7 @@ import { applyArmSetup } from '../workspace/setup.ts'
 import { cachedSkillLibrary, installSkills, resolveArmSkills, skillsDirFor } from '../workspace/skills.ts'
 import { artifactsPath, transcriptPath } from './artifacts.ts'
 import { checkReportedNumbers } from './plausibility.ts'
+import { TaskGuard } from './task-guard.ts'
 import { oracleToolchain, type OracleToolchain } from '../oracle/toolchain.ts'
 import { templateRoot } from '../workspace/template.ts'
 import { RunSandbox, type SandboxDenials } from '../sandbox/index.ts'
@@ -36,6 +37,8 @@ export interface RunContext {
   readonly signal?: AbortSignal
   /** Where workspaces go (default: the system temp folder). */
   readonly workspaceRoot?: string
+  /** The task folder's files as the spec manifest locked them (SHA-256 by path relative to the project root); default: as they are when the run starts. */
+  readonly taskFiles?: Readonly<Record<string, string>>
   /** Injected for tests: waits between attempts. */
   readonly sleep?: (ms: number) => Promise<void>
 }
@@ -97,11 +100,13 @@ export async function runTrial(context: RunContext, artifactsDir: string): Promi
   const home = path.join(scratch, 'home')
   await mkdir(home, { recursive: true })
   await mkdir(artifactsDir, { recursive: true })
+  const guard = await TaskGuard.beforeRun(task, experiment.root, context.taskFiles)
   const workspace = await createWorkspace(task, workspaceRoot, { overlay: sandboxed }).catch((error: unknown) => {
     throw error instanceof HarnessFailure ? error : new HarnessFailure('setup', `${task.id}: making the workspace failed: ${String(error)}`, { cause: error })
   })
   let sandbox: RunSandbox | undefined
   try {
+    await guard.watchTemplate(workspace.template)
     const armPath = armSpec.setup.path.map((dir) => path.resolve(experiment.dir, dir))
     const env = buildAgentEnv({
       host: process.env,
@@ -148,6 +153,7 @@ export async function runTrial(context: RunContext, artifactsDir: string): Promi
     checkManipulation(arm, armSpec.hooks, agentResult)
     const changedFiles = await workspace.changedFiles()
     await writeFile(path.join(artifactsDir, 'diff.patch'), await workspace.diff())
+    await guard.beforeOracle()
     const judgement = await judge(task, workspace, {
       timeoutMs: experiment.spec.oracleTimeoutSeconds * 1000,
       scratchDir: scratch,

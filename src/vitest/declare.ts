@@ -82,6 +82,7 @@ export function declareTaskRuns(experimentModule: Record<string, unknown>, paylo
         seed: run.seed,
         order: run.order,
         specSha256: payload.specSha256,
+        taskFiles: payload.taskFiles,
         agent,
         agentVersion: version,
         signal: context.signal,
