@@ -3,6 +3,7 @@ import type { Comparison } from './comparison.ts'
 import { formatNumber, formatP, formatPercent, formatSeeds, formatUsd, formatUsdChange } from './format.ts'
 import { stageLabel } from './labels.ts'
 import type { AnalysisReport } from './report.ts'
+import { integritySentences } from './integrity-summary.ts'
 import { sandboxSentences } from './sandbox-summary.ts'
 import type { RunMeasure } from './secondary.ts'
 import type { SkillCheck } from './skill-checks.ts'
@@ -227,7 +228,7 @@ export function reportDocument(report: AnalysisReport): Block[] {
   if (report.sandbox.unsandboxed) blocks.push({ kind: 'label', tag: 'UNSANDBOXED', text: sandboxSentences(report.sandbox)[0]! })
   if (!report.complete) {
     blocks.push({ kind: 'verdict', verdict: 'no verdict', text: noVerdictSentences(report).join(' ') })
-    return [...blocks, ...missingBlocks(report), ...dataBlocks(report), ...sandboxBlocks(report), ...contaminationBlocks(report), ...changeLogBlocks(report)]
+    return [...blocks, ...missingBlocks(report), ...dataBlocks(report), ...sandboxBlocks(report), ...integrityBlocks(report), ...contaminationBlocks(report), ...changeLogBlocks(report)]
   }
   const several = report.comparisons.length > 1
   if (several) {
@@ -253,7 +254,18 @@ export function reportDocument(report: AnalysisReport): Block[] {
     })
   }
   for (const comparison of report.comparisons) blocks.push(...comparisonBlocks(report, comparison, several))
-  return [...blocks, ...skillCheckBlocks(report), ...secondaryBlocks(report), ...dataBlocks(report), ...sandboxBlocks(report), ...contaminationBlocks(report), ...changeLogBlocks(report)]
+  return [...blocks, ...skillCheckBlocks(report), ...secondaryBlocks(report), ...dataBlocks(report), ...sandboxBlocks(report), ...integrityBlocks(report), ...contaminationBlocks(report), ...changeLogBlocks(report)]
+}
+
+/** The integrity flags: runs whose change can disarm tests (listed, not judged). */
+function integrityBlocks(report: AnalysisReport): Block[] {
+  const [first, ...runs] = integritySentences(report.integrity)
+  if (first === undefined) return []
+  return [
+    { kind: 'heading', level: 2, text: 'Integrity' },
+    { kind: 'paragraph', text: first },
+    { kind: 'list', items: runs.map((line) => line.trim()) },
+  ]
 }
 
 /** The sandbox: which one, and the runs that tried to reach beyond it (listed, not judged). */

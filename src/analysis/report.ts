@@ -1,5 +1,6 @@
 import { SpecError, DataError } from '../errors.ts'
 import type { RecordedRun } from '../runs/record.ts'
+import { integritySummary, type IntegritySummary } from './integrity-summary.ts'
 import { sandboxSummary, type SandboxSummary } from './sandbox-summary.ts'
 import { holmAdjust } from '../stats/holm.ts'
 import type { McNemarResult } from '../stats/mcnemar.ts'
@@ -81,6 +82,8 @@ export interface AnalysisReport {
   readonly promptAllowances: readonly PromptAllowanceRow[]
   /** The sandbox the runs ran in (UNSANDBOXED said so) and the runs that tried to reach beyond it. */
   readonly sandbox: SandboxSummary
+  /** Runs whose change carries integrity flags (test-disarming patterns): listed, not judged. */
+  readonly integrity: IntegritySummary
 }
 
 function checkSettings(settings: AnalysisSettings): void {
@@ -143,6 +146,7 @@ export function analyzeRuns(records: readonly RecordedRun[], settings: AnalysisS
     contamination: settings.contamination ?? null,
     promptAllowances: settings.promptAllowances ?? [],
     sandbox: sandboxSummary(records, arms),
+    integrity: integritySummary(records, arms),
   }
   if (!completeness.complete) {
     return {

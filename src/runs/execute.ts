@@ -14,6 +14,7 @@ import { cachedSkillLibrary, installSkills, resolveArmSkills, skillsDirFor } fro
 import { artifactsPath, transcriptPath } from './artifacts.ts'
 import { checkReportedNumbers } from './plausibility.ts'
 import { TaskGuard } from './task-guard.ts'
+import { scanForDisarming } from '../oracle/disarming.ts'
 import { oracleToolchain, type OracleToolchain } from '../oracle/toolchain.ts'
 import { templateRoot } from '../workspace/template.ts'
 import { RunSandbox, type SandboxDenials } from '../sandbox/index.ts'
@@ -152,6 +153,7 @@ export async function runTrial(context: RunContext, artifactsDir: string): Promi
     if (denials !== null && denials.examples.length > 0) await writeFile(path.join(artifactsDir, 'sandbox-denials.txt'), `${denials.examples.join('\n')}\n`)
     checkManipulation(arm, armSpec.hooks, agentResult)
     const changedFiles = await workspace.changedFiles()
+    const integrityFlags = await scanForDisarming(workspace.dir, changedFiles)
     await writeFile(path.join(artifactsDir, 'diff.patch'), await workspace.diff())
     await guard.beforeOracle()
     const judgement = await judge(task, workspace, {
@@ -163,7 +165,7 @@ export async function runTrial(context: RunContext, artifactsDir: string): Promi
     })
     await writeFile(path.join(artifactsDir, 'oracle.stdout.txt'), judgement.stdout)
     await writeFile(path.join(artifactsDir, 'oracle.stderr.txt'), judgement.stderr)
-    return { agent: agentResult, sandboxVersion, toolchain: toolchain.label, sandbox: denials, judgement, changedFiles, ...(skills === undefined ? {} : { skills }) }
+    return { agent: agentResult, sandboxVersion, toolchain: toolchain.label, sandbox: denials, judgement, changedFiles, integrityFlags, ...(skills === undefined ? {} : { skills }) }
   } finally {
     await sandbox?.close()
     await workspace.dispose()
