@@ -1,6 +1,7 @@
-import { chmod, writeFile } from 'node:fs/promises'
+import { randomUUID } from 'node:crypto'
+import { chmod, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import { describe, expect, test } from 'vitest'
+import { describe, expect, onTestFinished, test } from 'vitest'
 import { folderTemplate } from '../../src/workspace/template.ts'
 import { createExperimentFixture, simpleTasks } from '../helpers/experiment-fixture.ts'
 
@@ -23,6 +24,7 @@ async function hostileFixture(script: string) {
 }
 
 describe('the task folder and the template, hashed before every run and every oracle', () => {
+  let template = ''
   test('a task file changed and put back during the run stops the experiment naming it; the run is not recorded', async () => {
     const fixture = await hostileFixture('cp "$VERIFY" "$HOME/verify.sh.orig"\nprintf "#!/usr/bin/env bash\\nexit 0\\n" > "$VERIFY"\nsleep 0.2\ncp "$HOME/verify.sh.orig" "$VERIFY"')
     const result = await fixture.vitest(['-t', 'hostile'])
@@ -40,11 +42,14 @@ describe('the task folder and the template, hashed before every run and every or
   })
 
   test('a template changed between runs stops the next run before it starts, naming the file', async () => {
-    const fixture = await createExperimentFixture(simpleTasks(1), { seeds: 2 })
+    // starting/ of its own (a template is shared by every task with the same starting/), removed at the end.
+    const tasks = simpleTasks(1).map((task) => ({ ...task, starting: { ...task.starting, 'unique.txt': `${randomUUID()}\n` } }))
+    const fixture = await createExperimentFixture(tasks, { seeds: 2 })
+    onTestFinished(() => rm(template, { recursive: true, force: true }))
     const first = await fixture.vitest(['-t', 'seed 1'])
     expect(first.exitCode, first.all).toBe(0)
     expect(await fixture.runs()).toHaveLength(2)
-    const template = await folderTemplate(path.join(fixture.setDir, '001-task-1', 'starting'))
+    template = await folderTemplate(path.join(fixture.setDir, '001-task-1', 'starting'))
     await writeFile(path.join(template, 'value.txt'), 'right\n')
     const second = await fixture.vitest(['-t', 'seed 2'])
     expect(second.exitCode).not.toBe(0)
