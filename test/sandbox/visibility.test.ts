@@ -25,6 +25,15 @@ echo "PARENT $(readlink /proc/$PPID/cwd)"`)
     expect(tagged(transcript, 'PARENT ')[0]).not.toContain(project.root)
   })
 
+  test("runs the arm's setup commands in the same sandbox: they do not see the project either", async () => {
+    const project = await hostileProject('echo "SETUP $(cat setup-saw.txt)"', {
+      setupCommands: ['if find / -xdev \\( -name verify.sh -o -name solve.sh \\) 2>/dev/null | grep -q .; then echo seen; else echo unseen; fi > setup-saw.txt'],
+    })
+    const { transcript, record } = await project.run()
+    expect(tagged(transcript, 'SETUP ')).toEqual(['unseen'])
+    expect(record.changedFiles).toEqual([])
+  })
+
   test("sees in /proc only its own run's processes, never the harness's", async () => {
     const project = await hostileProject(`for p in /proc/[0-9]*; do echo "PROC $(basename $p) $(tr '\\0' ' ' < $p/cmdline)"; done`)
     const { transcript } = await project.run()
