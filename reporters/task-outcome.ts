@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync, renameSync, writeFileSync } from 'node:fs'
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import type { TestCase, TestModule, TestProject, TestSpecification, Vitest } from 'vitest/node'
 import type { Reporter } from 'vitest/reporters'
@@ -6,10 +6,14 @@ import { summariseArms, formatArmSummary } from '../src/runs/summary.ts'
 import { checkRecordedRuns, currentSpecRuns, prepareExperiment, readRecordedSpec, specFilePath, type PreparedExperiment } from '../src/runs/prepare.ts'
 import { reviseSpecRecord } from '../src/runs/spec-record.ts'
 import { runKey, type RecordedRun, type RunRecord } from '../src/runs/record.ts'
-import { summariseSweep } from '../src/runs/sweep.ts'
+import { summariseSweep } from '../src/analysis/skills-summary.ts'
+import { writeConclusion, writeSweepFiles } from '../src/runs/report-files.ts'
 import { caseName } from '../src/runs/plan.ts'
 import { runSummary } from '../src/runs/summary.ts'
-import { appendRun, readRuns, runsFilePath } from '../src/runs/store.ts'
+import { appendRun, checkPlanned, readRuns, runsFilePath } from '../src/runs/store.ts'
+import type { ChainHead } from '../src/runs/chain.ts'
+import { describeVerification } from '../src/runs/transcript-check.ts'
+import { DataError, TaskOutcomeError } from '../src/errors.ts'
 import { concludeExperiment } from '../src/analysis/conclude.ts'
 import { ALREADY_RECORDED, PROVIDE_KEY, type ExperimentProvide } from '../src/vitest/meta.ts'
 
@@ -31,6 +35,10 @@ interface ExperimentLedger {
   readonly runsFile: string
   /** (spec hash, task, arm, seed) keys already in runs.jsonl: a run is appended at most once per spec. */
   readonly recorded: Set<string>
+  /** Where the file ended after the recorder's last read or append: anything else appended since is refused. */
+  head: ChainHead
+  /** Why nothing more can be recorded for this experiment (the file was changed under the recorder). */
+  refused: Error | undefined
   appended: number
   skipped: number
   failed: number
@@ -66,10 +74,19 @@ export default class TaskOutcomeReporter implements Reporter {
     for (const testModule of testModules) {
       for (const testCase of testModule.children.allTests()) this.#take(testCase)
     }
+    const failures: string[] = []
     for (const ledger of this.#ledgers.values()) {
-      await this.#writeSpecOnce(ledger)
-      await this.#conclude(ledger)
+      try {
+        await this.#writeSpecOnce(ledger)
+        await this.#conclude(ledger)
+      } catch (error) {
+        // One experiment's failure never hides another's: each is concluded on its own.
+        failures.push(ledger.provide.name)
+        const what = error instanceof TaskOutcomeError ? error.message : `the analysis failed: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`
+        this.#log(`\ntask-outcome · ${ledger.provide.name}: no conclusion: ${what}`)
+      }
     }
+    if (failures.length > 0) process.exitCode = 1
   }
 
   /** The experiment a project runs, when it is an experiment project. */
@@ -79,10 +96,13 @@ export default class TaskOutcomeReporter implements Reporter {
     let ledger = this.#ledgers.get(provide.name)
     if (ledger === undefined) {
       const runsFile = runsFilePath(provide.outDir)
+      const read = readRuns(runsFile, { setAsideTorn: true, warn: (message) => this.#log(`task-outcome: ${message}`) })
       ledger = {
         provide,
         runsFile,
-        recorded: new Set(readRuns(runsFile).records.map(recordKey)),
+        recorded: new Set(read.records.map(recordKey)),
+        head: read.head,
+        refused: undefined,
         appended: 0,
         skipped: 0,
         failed: 0,
@@ -108,10 +128,28 @@ export default class TaskOutcomeReporter implements Reporter {
     }
     const key = recordKey(run)
     if (ledger.recorded.has(key)) return
-    appendRun(ledger.runsFile, run)
     ledger.recorded.add(key)
+    try {
+      if (ledger.refused !== undefined) throw ledger.refused
+      ledger.head = appendRun(ledger.runsFile, run, { head: ledger.head, warn: (message) => this.#log(`task-outcome: ${message}`) })
+    } catch (error) {
+      if (!(error instanceof TaskOutcomeError)) throw error
+      ledger.refused ??= error
+      const kept = this.#keepUnrecorded(ledger, run)
+      this.#log(`task-outcome: ${caseName(run)} was measured but not recorded: ${error.message}\n  its record is kept in ${path.relative(ledger.provide.root, kept)}`)
+      return
+    }
     ledger.appended++
     this.#log(`  recorded ${caseName(run)}: ${runSummary(run)}`)
+  }
+
+  /** A measured run the recorder refused to append is kept beside runs.jsonl, so nothing measured is lost. */
+  #keepUnrecorded(ledger: ExperimentLedger, run: RunRecord): string {
+    const dir = path.join(ledger.provide.outDir, 'unrecorded')
+    mkdirSync(dir, { recursive: true })
+    const file = path.join(dir, `${run.task}.${run.arm}.seed-${run.seed}.${Date.now()}.json`)
+    writeFileSync(file, `${JSON.stringify(run, null, 2)}\n`)
+    return file
   }
 
   readonly #counted = new Set<string>()
@@ -174,29 +212,39 @@ export default class TaskOutcomeReporter implements Reporter {
   #writeSweep(prepared: PreparedExperiment, ledger: ExperimentLedger, records: readonly RecordedRun[], complete: boolean, verdict: string): string {
     const { spec, root, outDir } = prepared.experiment
     const summary = summariseSweep(spec.name, Object.keys(spec.arms), records)
-    const summaryFile = path.join(outDir, 'summary.json')
-    writeFileSync(summaryFile, `${JSON.stringify(summary, null, 2)}\n`)
-    const written = [`  summary: ${path.relative(root, summaryFile)}`]
-    if (complete && ledger.appended > 0) {
-      const historyFile = path.resolve(root, spec.skills?.history ?? path.join(spec.output, 'effectiveness-history.jsonl'))
-      mkdirSync(path.dirname(historyFile), { recursive: true })
-      appendFileSync(
-        historyFile,
-        `${JSON.stringify({ experiment: spec.name, specSha256: prepared.specSha256, finishedAt: new Date().toISOString(), runs: records.length, verdict, conditions: summary.conditions })}\n`,
-      )
-      written.push(`  history: one line appended to ${path.relative(root, historyFile)}`)
-    }
-    return written.join('\n')
+    const history =
+      complete && ledger.appended > 0
+        ? {
+            file: path.resolve(root, spec.skills?.history ?? path.join(spec.output, 'effectiveness-history.jsonl')),
+            line: { experiment: spec.name, specSha256: prepared.specSha256, finishedAt: new Date().toISOString(), runs: records.length, verdict, conditions: summary.conditions },
+          }
+        : null
+    return writeSweepFiles({ root, outDir, summary, history })
   }
 
+  /**
+   * Verifies the records (chain, transcripts, plan), then applies the
+   * decision rule. Throws when the records cannot be trusted: the file was
+   * changed under the recorder, or its read fails.
+   */
   async #conclude(ledger: ExperimentLedger): Promise<void> {
     const prepared = await this.#prepare(ledger)
-    const all = readRuns(ledger.runsFile).records
-    const records = currentSpecRuns(prepared, all)
     const relative = path.relative(ledger.provide.root, ledger.runsFile)
+    if (ledger.refused !== undefined) throw ledger.refused
+    const read = readRuns(ledger.runsFile)
+    checkPlanned(read.records, prepared.plan, relative, prepared.specSha256)
+    if (read.head.bytes !== ledger.head.bytes || read.head.sha256 !== ledger.head.sha256) {
+      throw new DataError(
+        `${relative} changed after the recorder's last append (the recorder's last line is line ${ledger.head.lines}; the file now ends at line ${read.head.lines}, and not as the recorder left it). ` +
+          'Records are never edited: restore the file as the recorder left it, from a copy.',
+      )
+    }
+    const all = read.records
+    const records = currentSpecRuns(prepared, all)
     const lines = [
       '',
       `task-outcome · ${ledger.provide.name} · ${relative}`,
+      `  ${describeVerification(relative, read.head.lines, read.transcripts)}`,
       `  this invocation: ${ledger.appended} run(s) recorded, ${ledger.skipped} already recorded (skipped, not run again)` +
         (ledger.failed > 0 ? `, ${ledger.failed} failed (nothing recorded; see the failures above)` : ''),
       formatArmSummary(summariseArms(records, Object.keys(prepared.experiment.spec.arms))),
@@ -206,7 +254,6 @@ export default class TaskOutcomeReporter implements Reporter {
     }
     const conclusion = concludeExperiment({
       experiment: prepared.experiment.spec,
-      outDir: ledger.provide.outDir,
       records,
       plan: prepared.plan,
       earlierSpecs: earlierSpecCounts(all, prepared.specSha256),
@@ -215,7 +262,7 @@ export default class TaskOutcomeReporter implements Reporter {
         task.kind === 'git-fix' ? (task.metadata.allow ?? []).map(({ word, reason }) => ({ task: task.id, word, reason })) : [],
       ),
     })
-    lines.push(conclusion.text)
+    lines.push(writeConclusion(ledger.provide.outDir, conclusion).text)
     if (prepared.experiment.spec.skills !== undefined) lines.push(this.#writeSweep(prepared, ledger, records, conclusion.complete, conclusion.verdict))
     this.#log(lines.join('\n'))
   }

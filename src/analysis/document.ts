@@ -3,6 +3,7 @@ import type { Comparison } from './comparison.ts'
 import { formatNumber, formatP, formatPercent, formatSeeds, formatUsd, formatUsdChange } from './format.ts'
 import { stageLabel } from './labels.ts'
 import type { AnalysisReport } from './report.ts'
+import { sandboxSentences } from './sandbox-summary.ts'
 import type { RunMeasure } from './secondary.ts'
 import type { SkillCheck } from './skill-checks.ts'
 import { claim, noVerdictSentences, verdictSentence } from './sentences.ts'
@@ -223,9 +224,10 @@ export function reportDocument(report: AnalysisReport): Block[] {
   const blocks: Block[] = [{ kind: 'heading', level: 1, text: `task-outcome report: ${report.experiment}` }]
   const label = stageLabel(report.stage)
   if (label !== null) blocks.push({ kind: 'label', tag: label.tag, text: label.text })
+  if (report.sandbox.unsandboxed) blocks.push({ kind: 'label', tag: 'UNSANDBOXED', text: sandboxSentences(report.sandbox)[0]! })
   if (!report.complete) {
     blocks.push({ kind: 'verdict', verdict: 'no verdict', text: noVerdictSentences(report).join(' ') })
-    return [...blocks, ...missingBlocks(report), ...dataBlocks(report), ...contaminationBlocks(report), ...changeLogBlocks(report)]
+    return [...blocks, ...missingBlocks(report), ...dataBlocks(report), ...sandboxBlocks(report), ...contaminationBlocks(report), ...changeLogBlocks(report)]
   }
   const several = report.comparisons.length > 1
   if (several) {
@@ -251,5 +253,17 @@ export function reportDocument(report: AnalysisReport): Block[] {
     })
   }
   for (const comparison of report.comparisons) blocks.push(...comparisonBlocks(report, comparison, several))
-  return [...blocks, ...skillCheckBlocks(report), ...secondaryBlocks(report), ...dataBlocks(report), ...contaminationBlocks(report), ...changeLogBlocks(report)]
+  return [...blocks, ...skillCheckBlocks(report), ...secondaryBlocks(report), ...dataBlocks(report), ...sandboxBlocks(report), ...contaminationBlocks(report), ...changeLogBlocks(report)]
+}
+
+/** The sandbox: which one, and the runs that tried to reach beyond it (listed, not judged). */
+function sandboxBlocks(report: AnalysisReport): Block[] {
+  const [first, ...rest] = sandboxSentences(report.sandbox)
+  if (first === undefined) return []
+  const runs = rest.slice(1).map((line) => line.trim())
+  return [
+    { kind: 'heading', level: 2, text: 'Sandbox' },
+    { kind: 'paragraph', text: first },
+    ...(rest.length === 0 ? [] : [{ kind: 'paragraph' as const, text: rest[0]! }, { kind: 'list' as const, items: runs }]),
+  ]
 }

@@ -3,6 +3,7 @@ import type { Comparison } from './comparison.ts'
 import { formatNumber, formatP, formatPercent, formatSeeds } from './format.ts'
 import { stageLabel } from './labels.ts'
 import type { AnalysisReport } from './report.ts'
+import { sandboxSentences } from './sandbox-summary.ts'
 import { noVerdictSentences, verdictSentence } from './sentences.ts'
 
 /** (task, arm) pairs with missing runs listed in the terminal; report.json lists all. */
@@ -25,6 +26,7 @@ function preregistrationLines(report: AnalysisReport): string[] {
   const earlier = earlierSpecsSentence(report)
   const contamination = contaminationSentence(report)
   return [
+    ...sandboxSentences(report.sandbox).map((line) => `  ${line}`),
     ...(contamination === null ? [] : [`  ${contamination}`]),
     ...(changes.length === 0 ? [] : ['  change log:', ...changes.map((line) => `    ${line}`)]),
     ...(earlier === null ? [] : [`  ${earlier}`]),

@@ -1,5 +1,6 @@
 import { SpecError, DataError } from '../errors.ts'
 import type { RecordedRun } from '../runs/record.ts'
+import { sandboxSummary, type SandboxSummary } from './sandbox-summary.ts'
 import { holmAdjust } from '../stats/holm.ts'
 import type { McNemarResult } from '../stats/mcnemar.ts'
 import { compareArms, type Comparison, type EffectResult } from './comparison.ts'
@@ -78,6 +79,8 @@ export interface AnalysisReport {
   readonly contamination: Contamination | null
   /** Gold module names the prompts were allowed to use, each with its task and reason. */
   readonly promptAllowances: readonly PromptAllowanceRow[]
+  /** The sandbox the runs ran in (UNSANDBOXED said so) and the runs that tried to reach beyond it. */
+  readonly sandbox: SandboxSummary
 }
 
 function checkSettings(settings: AnalysisSettings): void {
@@ -139,6 +142,7 @@ export function analyzeRuns(records: readonly RecordedRun[], settings: AnalysisS
     earlierSpecs: settings.earlierSpecs ?? [],
     contamination: settings.contamination ?? null,
     promptAllowances: settings.promptAllowances ?? [],
+    sandbox: sandboxSummary(records, arms),
   }
   if (!completeness.complete) {
     return {

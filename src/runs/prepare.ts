@@ -13,7 +13,7 @@ import type { Task } from '../tasks/task.ts'
 import { planRuns, type PlannedRun } from './plan.ts'
 import { runKey, type RecordedRun } from './record.ts'
 import { knownSpecHashes, parseRecordedSpec, recordedChangeLog, type RecordedSpec } from './spec-record.ts'
-import { readRuns, runsFilePath } from './store.ts'
+import { checkPlanned, readRuns, runsFilePath } from './store.ts'
 
 /** An experiment ready to run: its tasks, its spec hash and its plan. */
 export interface PreparedExperiment {
@@ -189,7 +189,9 @@ export function currentSpecRuns(prepared: PreparedExperiment, records: readonly 
 
 /** Reads and checks the recorded runs of a prepared experiment; returns the current spec's, keyed by (task, arm, seed). */
 export function recordedRunsFor(prepared: PreparedExperiment): Map<string, RecordedRun> {
-  const { records } = readRuns(runsFilePath(prepared.experiment.outDir))
+  const file = runsFilePath(prepared.experiment.outDir)
+  const { records } = readRuns(file, { setAsideTorn: true })
   checkRecordedRuns(prepared, records)
+  checkPlanned(records, prepared.plan, path.relative(prepared.experiment.root, file), prepared.specSha256)
   return new Map(currentSpecRuns(prepared, records).map((record) => [runKey(record), record]))
 }

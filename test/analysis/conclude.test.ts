@@ -3,10 +3,17 @@ import { mkdtemp, readFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { describe, expect, test } from 'vitest'
-import { concludeExperiment } from '../../src/analysis/conclude.ts'
+import { concludeExperiment as conclude, type ConcludeInput } from '../../src/analysis/conclude.ts'
+import { writeConclusion } from '../../src/runs/report-files.ts'
 import { parseExperiment } from '../../src/experiment/parse.ts'
 import { planRuns } from '../../src/runs/plan.ts'
 import { experimentRecords, SPEC, taskIds } from './records.ts'
+
+/** What the reporter does when a suite ends: the analysis concludes (pure), then `runs/` writes its files. */
+function concludeExperiment(input: ConcludeInput & { readonly outDir: string }) {
+  const conclusion = conclude(input)
+  return { ...conclusion, ...writeConclusion(input.outDir, conclusion) }
+}
 
 function experiment(stage: string) {
   return parseExperiment(

@@ -8,7 +8,9 @@ import type { ChangeLogEntry } from '../../experiment/schema.ts'
 import { readRecordedSpec, specFilePath } from '../../runs/prepare.ts'
 import { knownSpecHashes, recordedChangeLog } from '../../runs/spec-record.ts'
 import type { RecordedRun } from '../../runs/record.ts'
-import { readRuns, runsFilePath } from '../../runs/store.ts'
+import type { PlannedRun } from '../../runs/plan.ts'
+import { checkPlanned, readRuns, runsFilePath } from '../../runs/store.ts'
+import { describeVerification } from '../../runs/transcript-check.ts'
 
 /**
  * What `analyze` and `power` both read: the runs file, the spec beside it,
@@ -35,6 +37,8 @@ export interface AnalysisInput {
   readonly earlierSpecs: readonly EarlierSpecRuns[]
   /** The contamination flag spec.json keeps (null: the spec names no training cutoff). */
   readonly contamination: Contamination | null
+  /** One line saying what the read verified: the hash chain and the transcripts. */
+  readonly verification: string
 }
 
 /**
@@ -49,8 +53,9 @@ export function loadAnalysisInput(target: string): AnalysisInput {
   const runsFile = statSync(resolved).isDirectory() ? runsFilePath(resolved) : resolved
   const shown = displayPath(runsFile)
   if (!existsSync(runsFile)) throw new DataError(`${shown}: no such file; the folder holds no recorded runs.`)
-  const { records } = readRuns(runsFile)
+  const { records, head, transcripts } = readRuns(runsFile)
   if (records.length === 0) throw new DataError(`${shown}: no runs recorded yet.`)
+  const verification = describeVerification(shown, head.lines, transcripts)
   const outDir = path.dirname(runsFile)
   const recorded = readRecordedSpec(outDir)
   if (recorded === undefined) {
@@ -61,7 +66,7 @@ export function loadAnalysisInput(target: string): AnalysisInput {
           'runs under different specs are never pooled. Analyse the output folder with its spec.json.',
       )
     }
-    return { runsFile: shown, records, spec: null, specSha256: null, changeLog: [], earlierSpecs: [], contamination: null }
+    return { runsFile: shown, records, spec: null, specSha256: null, changeLog: [], earlierSpecs: [], contamination: null, verification }
   }
   const specFile = displayPath(specFilePath(outDir))
   const spec = parseRecordedExperiment(recorded.manifest?.experiment, specFile)
@@ -84,6 +89,8 @@ export function loadAnalysisInput(target: string): AnalysisInput {
         `(${records.length} run(s) under earlier specs are kept and never pooled with it). Run the experiment to record its runs.`,
     )
   }
+  const plan = (recorded as { plan?: unknown }).plan
+  if (Array.isArray(plan)) checkPlanned(records, plan as PlannedRun[], shown, recorded.specSha256)
   return {
     runsFile: shown,
     records: current,
@@ -92,6 +99,7 @@ export function loadAnalysisInput(target: string): AnalysisInput {
     changeLog: recordedChangeLog(recorded),
     earlierSpecs,
     contamination: recorded.contamination ?? null,
+    verification,
   }
 }
 

@@ -60,6 +60,7 @@ export function registerPower(program: Command): void {
       const input = loadAnalysisInput(target)
       const { json, ...flags } = options
       const { settings, expected } = resolveInput(input, flags)
+      process.stderr.write(`${input.verification}\n`)
       const results = powerAnalysis(input.records, settings, expected)
       if (json === true) {
         process.stdout.write(`${JSON.stringify(JSON.parse(canonicalJson(results)), null, 2)}\n`)
