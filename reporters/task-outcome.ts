@@ -5,6 +5,14 @@ import type { Reporter } from 'vitest/reporters'
 import { summariseArms, formatArmSummary } from '../src/runs/summary.ts'
 import { checkRecordedRuns, currentSpecRuns, prepareExperiment, readRecordedSpec, specFilePath, type PreparedExperiment } from '../src/runs/prepare.ts'
 import { reviseSpecRecord } from '../src/runs/spec-record.ts'
+import { readSpecFile } from '../src/runs/spec-file.ts'
+import type { PlannedRun } from '../src/runs/plan.ts'
+
+/** The plan of the current spec as spec.json keeps it (the prepared plan when spec.json is another spec's or absent). */
+function currentPlan(outDir: string, prepared: PreparedExperiment): readonly PlannedRun[] {
+  const specFile = readSpecFile(outDir)
+  return specFile?.plan != null && specFile.recorded.specSha256 === prepared.specSha256 ? specFile.plan : prepared.plan
+}
 import { runKey, type RecordedRun, type RunRecord } from '../src/runs/record.ts'
 import { summariseSweep } from '../src/analysis/skills-summary.ts'
 import { writeConclusion, writeSweepFiles } from '../src/runs/report-files.ts'
@@ -171,7 +179,9 @@ export default class TaskOutcomeReporter implements Reporter {
 
   /**
    * Keeps spec.json beside runs.jsonl: the spec's manifest (so a later change
-   * can be named file by file) and its change log. It only grows: when the
+   * can be named file by file), its change log, and its plan (every planned
+   * run: what the reporter, `analyze`, `power` and `publish` judge
+   * completeness against). It only grows: when the
    * spec changed under recorded runs (and the plugin accepted the change-log
    * entry), the recorded spec moves whole into `earlier`. Checked again here,
    * so a refused change is never written.
@@ -193,6 +203,7 @@ export default class TaskOutcomeReporter implements Reporter {
         manifest: prepared.manifest,
         changeLog: prepared.changeLog,
         source: { file: path.relative(root, experimentFile).split(path.sep).join('/'), exportName },
+        plan: prepared.plan.map(({ task, arm, seed, order }) => ({ task, arm, seed, order })),
         ...(prepared.contamination === null ? {} : { contamination: prepared.contamination }),
       },
       records.length,
@@ -255,7 +266,8 @@ export default class TaskOutcomeReporter implements Reporter {
     const conclusion = concludeExperiment({
       experiment: prepared.experiment.spec,
       records,
-      plan: prepared.plan,
+      // The plan spec.json keeps, the one `analyze` and `power` read (the same as prepared.plan when the spec is this one).
+      plan: currentPlan(ledger.provide.outDir, prepared),
       earlierSpecs: earlierSpecCounts(all, prepared.specSha256),
       contamination: prepared.contamination,
       promptAllowances: prepared.tasks.flatMap((task) =>

@@ -73,7 +73,7 @@ describe('concludeExperiment (what the reporter calls when a suite ends)', () =>
     expect(json).toMatchObject({ experiment: 'exp', complete: true, tasks: 8, seeds: 3, arms: ['baseline', 'tool'], stage: 'pilot' })
     expect(conclusion.text).toContain('verdict: supported')
     expect(conclusion.text).toMatch(/cost: median change -1\d\.\d% \(95% CI -\d+\.\d% to -\d+\.\d%\); Wilcoxon V = 0, p = 0\.003906, exact, n = 8/)
-    expect(conclusion.text).toContain('solved: tool 8/8, baseline 8/8; McNemar b = 0, c = 0, p = 1')
+    expect(conclusion.text).toContain('solved: tool 8/8, baseline 8/8 (difference 0); McNemar b = 0, c = 0, p = 1')
     expect(conclusion.text).toContain(`report: report.json, report.md, report.html in ${outDir}`)
   })
 
