@@ -5,7 +5,7 @@ import type { Agent } from '../agents/types.ts'
 import { SpecError } from '../errors.ts'
 import { canonicalJson } from '../experiment/hash.ts'
 import { resolveExperiment, type LoadedExperiment } from '../experiment/load.ts'
-import { armAgentSpec, executeRun } from '../runs/execute.ts'
+import { armAgentSpec, executeRun, experimentToolchain } from '../runs/execute.ts'
 import { experimentSandboxVersion } from '../runs/sandbox.ts'
 import { caseName } from '../runs/plan.ts'
 import { runSummary } from '../runs/summary.ts'
@@ -14,7 +14,7 @@ import { runsFilePath } from '../runs/store.ts'
 import { loadTask } from '../tasks/load.ts'
 import type { Task } from '../tasks/task.ts'
 import { harnessVersion } from '../version.ts'
-import { ALREADY_RECORDED } from './meta.ts'
+import { ALREADY_RECORDED, setRun } from './meta.ts'
 import type { TaskModulePayload } from './payload.ts'
 
 /** Refuses to run an arm whose versions differ from those already recorded for it. */
@@ -57,6 +57,7 @@ export function declareTaskRuns(experimentModule: Record<string, unknown>, paylo
             tool: armSpec.tool === undefined ? null : `${armSpec.tool.name}@${armSpec.tool.version}`,
             node: process.version,
             sandbox: await experimentSandboxVersion(experiment.spec),
+            toolchain: (await experimentToolchain(experiment)).label,
           },
           runsFile,
         )
@@ -81,6 +82,7 @@ export function declareTaskRuns(experimentModule: Record<string, unknown>, paylo
         seed: run.seed,
         order: run.order,
         specSha256: payload.specSha256,
+        taskFiles: payload.taskFiles,
         agent,
         agentVersion: version,
         signal: context.signal,
@@ -93,7 +95,7 @@ export function declareTaskRuns(experimentModule: Record<string, unknown>, paylo
             `A resume never mixes versions; this run is not recorded.`,
         )
       }
-      context.task.meta.run = record
+      setRun(context.task.meta, record)
       await context.annotate(runSummary(record), 'run')
       if (experiment.spec.failUnsolved && !record.solved) {
         throw new Error(`${caseName(run)}: ${record.outcome} (failUnsolved is on; the run is recorded)`)
