@@ -120,7 +120,9 @@ export async function runTrial(context: RunContext, artifactsDir: string): Promi
     })
     const readOnly = runReadOnlyMounts(env.PATH, { projectRoot: experiment.root, workspaceRoot }, armPath)
     if (experiment.spec.sandbox !== 'none') {
-      sandbox = await RunSandbox.open({ allow: experiment.spec.sandbox.allow, writable: [home], readOnly, ...(workspace.overlay === undefined ? {} : { overlay: workspace.overlay }) })
+      // Without an overlay (a machine that cannot mount one), the workspace is a plain copy bound in read-write.
+      const writable = workspace.overlay === undefined ? [home, workspace.agentDir] : [home]
+      sandbox = await RunSandbox.open({ allow: experiment.spec.sandbox.allow, writable, readOnly, ...(workspace.overlay === undefined ? {} : { overlay: workspace.overlay }) })
     }
     const skills = await installConditionSkills(context, workspace.dir)
     await applyArmSetup(arm, armSpec.setup, {
