@@ -1,7 +1,6 @@
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import type { TestCase, TestModule, TestProject, TestSpecification, Vitest } from 'vitest/node'
-import type { Reporter } from 'vitest/reporters'
+import type { Reporter, TestCase, TestModule, TestProject, TestSpecification, Vitest } from 'vitest/node'
 import { summariseArms, formatArmSummary } from '../src/runs/summary.ts'
 import { checkRecordedRuns, currentSpecRuns, prepareExperiment, readRecordedSpec, specFilePath, type PreparedExperiment } from '../src/runs/prepare.ts'
 import { reviseSpecRecord } from '../src/runs/spec-record.ts'
@@ -23,7 +22,7 @@ import type { ChainHead } from '../src/runs/chain.ts'
 import { describeVerification } from '../src/runs/transcript-check.ts'
 import { DataError, TaskOutcomeError } from '../src/errors.ts'
 import { concludeExperiment } from '../src/analysis/conclude.ts'
-import { ALREADY_RECORDED, PROVIDE_KEY, type ExperimentProvide } from '../src/vitest/meta.ts'
+import { ALREADY_RECORDED, PROVIDE_KEY, runOf, type ExperimentProvide } from '../src/vitest/meta.ts'
 
 /** A run's identity within its spec: after a logged change the same (task, arm, seed) is measured again under the new hash. */
 function recordKey(run: { specSha256: string; task: string; arm: string; seed: number }): string {
@@ -124,7 +123,7 @@ export default class TaskOutcomeReporter implements Reporter {
   #take(testCase: TestCase): void {
     const ledger = this.#ledgerFor(testCase.project)
     if (ledger === undefined) return
-    const run: RunRecord | undefined = testCase.meta().run
+    const run = runOf(testCase.meta())
     if (run === undefined) {
       // Counted once per case: onTestRunEnd walks cases already seen.
       if (this.#counted.has(testCase.id)) return

@@ -14,7 +14,7 @@ import { runsFilePath } from '../runs/store.ts'
 import { loadTask } from '../tasks/load.ts'
 import type { Task } from '../tasks/task.ts'
 import { harnessVersion } from '../version.ts'
-import { ALREADY_RECORDED } from './meta.ts'
+import { ALREADY_RECORDED, setRun } from './meta.ts'
 import type { TaskModulePayload } from './payload.ts'
 
 /** Refuses to run an arm whose versions differ from those already recorded for it. */
@@ -95,7 +95,7 @@ export function declareTaskRuns(experimentModule: Record<string, unknown>, paylo
             `A resume never mixes versions; this run is not recorded.`,
         )
       }
-      context.task.meta.run = record
+      setRun(context.task.meta, record)
       await context.annotate(runSummary(record), 'run')
       if (experiment.spec.failUnsolved && !record.solved) {
         throw new Error(`${caseName(run)}: ${record.outcome} (failUnsolved is on; the run is recorded)`)
