@@ -1,61 +1,144 @@
 import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import type { TestCase, TestModule, TestProject, TestSpecification, Vitest } from 'vitest/node'
-import type { Reporter } from 'vitest/reporters'
-import { summariseArms, formatArmSummary } from '../src/runs/summary.ts'
-import { prepareExperiment, specFilePath, type PreparedExperiment } from '../src/runs/prepare.ts'
-import { runKey, type RecordedRun, type RunRecord } from '../src/runs/record.ts'
-import { summariseSweep } from '../src/runs/sweep.ts'
-import { caseName } from '../src/runs/plan.ts'
-import { runSummary } from '../src/runs/summary.ts'
-import { appendRun, readRuns, runsFilePath } from '../src/runs/store.ts'
+import type { Reporter, TestCase, TestModule, TestProject, TestSpecification, Vitest } from 'vitest/node'
 import { concludeExperiment } from '../src/analysis/conclude.ts'
-import { ALREADY_RECORDED, PROVIDE_KEY, type ExperimentProvide } from '../src/vitest/meta.ts'
+import { forecastExperiment } from '../src/runs/forecast.ts'
+import { caseName } from '../src/runs/plan.ts'
+import { prepareExperiment, specFilePath, type PreparedExperiment } from '../src/runs/prepare.ts'
+import { formatProgress, progressOf } from '../src/runs/progress.ts'
+import { runKey, type RecordedRun, type RunRecord } from '../src/runs/record.ts'
+import { foldIntoRunsFile, readRecordedRuns, shardFilePath, type ShardId } from '../src/runs/shards.ts'
+import { appendRun, readRuns, runsFilePath } from '../src/runs/store.ts'
+import { formatArmSummary, runSummary, summariseArms } from '../src/runs/summary.ts'
+import { summariseSweep } from '../src/runs/sweep.ts'
+import { REPORTER_BRAND } from '../src/vitest/attach.ts'
+import { ALREADY_RECORDED, NOT_RUN_BUDGET, NOT_RUN_STOPPED, PROVIDE_KEY, type ExperimentProvide } from '../src/vitest/meta.ts'
+import { currentSession } from '../src/vitest/session.ts'
+import { readStopNote } from '../src/vitest/stop.ts'
+import { annotation, annotationPath, appendStepSummary, inGithubActions, stepSummary } from './github.ts'
 
-/** What the reporter tracks for one experiment during a Vitest run. */
+/** What the reporter tracks for one experiment during a Vitest invocation. */
 interface ExperimentLedger {
   readonly provide: ExperimentProvide
-  readonly runsFile: string
-  /** (task, arm, seed) keys already in runs.jsonl: a run is appended at most once. */
-  readonly recorded: Set<string>
+  /** Where this invocation appends: the shard's own file for a shard, else runs.jsonl. */
+  readonly targetFile: string
+  /** Every recorded run (runs.jsonl and shard files), by key: progress and resume. */
+  readonly recorded: Map<string, RecordedRun>
+  /** Keys already in the target file: a run is appended at most once. */
+  readonly inTarget: Set<string>
+  /** Cases of this invocation whose runs are not recorded yet (the runs it means to make). */
+  toRun: number
   appended: number
   skipped: number
   failed: number
+  stopped: number
+  overBudget: number
+  budgetNote: string | undefined
+  folded: number
+  firstStartedAt: number | undefined
+  /** True once a case of the experiment was seen or runs were folded: only such experiments are concluded. */
+  active: boolean
 }
 
+const ACTIVE_REPORTER = Symbol.for('task-outcome.active-reporter')
+const CASE_NAME = /^(.+) › (.+) › seed (\d+)$/
+/** Off a terminal, a progress line every this many recorded runs (and after the last). */
+const PLAIN_PROGRESS_EVERY = 5
+/** Reporters that print a machine-readable document to stdout unless given an output file. */
+const STDOUT_DOCUMENTS = new Set(['json', 'junit', 'tap', 'tap-flat'])
+
 /**
- * The task-outcome reporter. Records arrive as test meta (`meta.run`); each is
- * appended to the experiment's runs.jsonl the moment its case ends (so Ctrl-C
- * or a crash loses nothing measured). At the end of the run it appends any
- * record it has not seen yet (the path `--merge-reports` of blob shards takes),
- * prints a per-arm summary and applies the decision rule.
+ * The task-outcome reporter. The plugin adds it to every Vitest invocation
+ * that runs an experiment, whatever reporters the command line names; a user
+ * may also list it (`reporters: ['default', new TaskOutcomeReporter()]`), and
+ * it is then active once, never twice. Records arrive as test meta
+ * (`meta.run`); each is appended the moment its case ends (to runs.jsonl, or
+ * to the shard's own file for `--shard`), so Ctrl-C, SIGKILL or a crash loses
+ * nothing measured. `--merge-reports` and every unsharded run fold the shard
+ * files into runs.jsonl. It prints a progress line per experiment (live in a
+ * terminal), and at the end the per-arm summary and the decision rule's
+ * verdict; in GitHub Actions it annotates each run at its task and writes the
+ * verdict to the job summary.
  */
 export default class TaskOutcomeReporter implements Reporter {
+  readonly [REPORTER_BRAND] = true
   readonly #ledgers = new Map<string, ExperimentLedger>()
   readonly #prepared = new Map<string, Promise<PreparedExperiment>>()
+  readonly #counted = new Set<string>()
+  readonly #planned = new Map<string, number>()
   #vitest: Vitest | undefined
+  #active = true
+  #shard: ShardId | undefined
+  #merging = false
+  #toStderr = false
+  #live = false
+  #github = false
+  #vitestAnnotatesErrors = false
+  #interrupted = false
+  #ended = false
 
   onInit(vitest: Vitest): void {
+    const holder = vitest as unknown as Record<symbol, unknown>
+    if (holder[ACTIVE_REPORTER] !== undefined && holder[ACTIVE_REPORTER] !== this) {
+      this.#active = false
+      return
+    }
+    holder[ACTIVE_REPORTER] = this
     this.#vitest = vitest
+    this.#shard = vitest.config.shard ?? undefined
+    this.#merging = Boolean(vitest.config.mergeReports)
+    this.#toStderr = printsDocumentToStdout(vitest)
+    this.#github = inGithubActions()
+    for (const project of vitest.projects) this.#ledgerFor(project)
+    process.once('SIGINT', () => this.#onInterrupt())
+    process.once('SIGTERM', () => this.#onInterrupt())
+    process.once('exit', () => this.#onExit())
   }
 
-  /** Keeps the spec manifest beside runs.jsonl before the first run of each experiment in this invocation. */
+  /** Before the first run: the spec manifest beside runs.jsonl, shard files folded (unsharded runs and merges), the live line set up. */
   async onTestRunStart(specifications: ReadonlyArray<TestSpecification>): Promise<void> {
-    const ledgers = new Set(specifications.map((specification) => this.#ledgerFor(specification.project)))
-    for (const ledger of ledgers) if (ledger !== undefined) await this.#writeSpecOnce(ledger)
+    if (!this.#active) return
+    this.#vitestAnnotatesErrors = activeReporters(this.#vitest).some((reporter) => (reporter as object).constructor?.name === 'GithubActionsReporter')
+    const running = new Set(specifications.map((specification) => this.#ledgerFor(specification.project)))
+    for (const ledger of this.#ledgers.values()) {
+      if (this.#shard === undefined && (running.has(ledger) || this.#merging)) this.#fold(ledger)
+      if (running.has(ledger)) await this.#writeSpecOnce(ledger)
+    }
+    this.#live = this.#attachLiveLines()
+  }
+
+  onTestModuleCollected(testModule: TestModule): void {
+    if (!this.#active) return
+    const ledger = this.#ledgerFor(testModule.project)
+    if (ledger === undefined) return
+    for (const testCase of testModule.children.allTests()) {
+      const key = keyOfCase(testCase.name)
+      if (key !== undefined && !ledger.recorded.has(key)) ledger.toRun++
+    }
+  }
+
+  onTestCaseReady(testCase: TestCase): void {
+    if (!this.#active) return
+    const ledger = this.#ledgerFor(testCase.project)
+    if (ledger !== undefined) ledger.firstStartedAt ??= Date.now()
   }
 
   onTestCaseResult(testCase: TestCase): void {
-    this.#take(testCase)
+    if (this.#active) this.#take(testCase, true)
   }
 
   async onTestRunEnd(testModules: ReadonlyArray<TestModule>): Promise<void> {
+    if (!this.#active) return
     for (const testModule of testModules) {
-      for (const testCase of testModule.children.allTests()) this.#take(testCase)
+      for (const testCase of testModule.children.allTests()) this.#take(testCase, false)
     }
+    this.#ended = true
     for (const ledger of this.#ledgers.values()) {
+      if (!ledger.active) continue
       await this.#writeSpecOnce(ledger)
-      await this.#conclude(ledger)
+      this.#reportStops(ledger)
+      if (this.#shard !== undefined) this.#reportShard(ledger)
+      else await this.#conclude(ledger)
     }
   }
 
@@ -65,47 +148,152 @@ export default class TaskOutcomeReporter implements Reporter {
     if (provide === undefined) return undefined
     let ledger = this.#ledgers.get(provide.name)
     if (ledger === undefined) {
-      const runsFile = runsFilePath(provide.outDir)
+      const targetFile = this.#shard === undefined ? runsFilePath(provide.outDir) : shardFilePath(provide.outDir, this.#shard)
       ledger = {
         provide,
-        runsFile,
-        recorded: new Set(readRuns(runsFile).records.map(runKey)),
+        targetFile,
+        recorded: new Map(readRecordedRuns(provide.outDir).records.map((record) => [runKey(record), record])),
+        inTarget: new Set(readRuns(targetFile).records.map(runKey)),
+        toRun: 0,
         appended: 0,
         skipped: 0,
         failed: 0,
+        stopped: 0,
+        overBudget: 0,
+        budgetNote: undefined,
+        folded: 0,
+        firstStartedAt: undefined,
+        active: false,
       }
       this.#ledgers.set(provide.name, ledger)
     }
     return ledger
   }
 
-  /** Appends a finished case's record, once; counts skipped (already recorded) and failed cases. */
-  #take(testCase: TestCase): void {
+  /** Appends the shard files' runs to runs.jsonl (each once); says how many. */
+  #fold(ledger: ExperimentLedger): void {
+    const { appended, conflicts } = foldIntoRunsFile(ledger.provide.outDir)
+    for (const record of readRuns(ledger.targetFile).records) ledger.inTarget.add(runKey(record))
+    if (appended > 0) {
+      ledger.folded += appended
+      ledger.active = true
+      this.#log(`task-outcome · ${ledger.provide.name}: ${appended} run(s) from the shard files appended to ${this.#relative(ledger, ledger.targetFile)}`)
+    }
+    if (conflicts.length > 0) {
+      this.#warn(`task-outcome · ${ledger.provide.name}: run twice in different shard files, the first kept: ${conflicts.join('; ')}`)
+    }
+  }
+
+  /** Records a finished case's run, once; counts skipped, failed, stopped and over-budget cases. */
+  #take(testCase: TestCase, live: boolean): void {
     const ledger = this.#ledgerFor(testCase.project)
     if (ledger === undefined) return
     const run: RunRecord | undefined = testCase.meta().run
     if (run === undefined) {
-      // Counted once per case: onTestRunEnd walks cases already seen.
       if (this.#counted.has(testCase.id)) return
       this.#counted.add(testCase.id)
       const result = testCase.result()
-      if (result.state === 'skipped' && result.note?.startsWith(ALREADY_RECORDED) === true) ledger.skipped++
-      else if (result.state === 'failed') ledger.failed++
+      const note = result.state === 'skipped' ? (result.note ?? '') : ''
+      // A case filtered out (-t, a path filter) is skipped without a note: it says nothing about the experiment.
+      if (result.state === 'skipped' && note === '') return
+      if (result.state === 'pending') return
+      ledger.active = true
+      if (note.startsWith(ALREADY_RECORDED)) ledger.skipped++
+      else if (note.startsWith(NOT_RUN_STOPPED)) ledger.stopped++
+      else if (note.startsWith(NOT_RUN_BUDGET)) {
+        ledger.overBudget++
+        ledger.budgetNote ??= note
+      } else if (result.state === 'failed') {
+        ledger.failed++
+        if (this.#github && !this.#vitestAnnotatesErrors) {
+          const message = result.errors.map((error) => error.message).join('\n')
+          this.#print(annotation('error', annotationPath(testCase.module.moduleId, ledger.provide.root), testCase.name, message))
+        }
+      }
       return
     }
+    ledger.active = true
     const key = runKey(run)
-    if (ledger.recorded.has(key)) return
-    appendRun(ledger.runsFile, run)
-    ledger.recorded.add(key)
+    if (ledger.inTarget.has(key)) return
+    appendRun(ledger.targetFile, run)
+    ledger.inTarget.add(key)
+    ledger.recorded.set(key, run as RecordedRun)
     ledger.appended++
     this.#log(`  recorded ${caseName(run)}: ${runSummary(run)}`)
+    if (this.#github) {
+      this.#print(annotation('notice', annotationPath(testCase.module.moduleId, ledger.provide.root), caseName(run), runSummary(run)))
+    }
+    if (live && !this.#live && (ledger.appended === 1 || ledger.appended % PLAIN_PROGRESS_EVERY === 0 || ledger.appended === ledger.toRun)) {
+      void this.#progressLine(ledger).then((line) => this.#log(line))
+    }
   }
 
-  readonly #counted = new Set<string>()
+  /** The experiment's progress line now. */
+  async #progressLine(ledger: ExperimentLedger): Promise<string> {
+    const prepared = await this.#prepare(ledger)
+    return this.#progressLineOf(ledger, prepared)
+  }
+
+  #progressLineOf(ledger: ExperimentLedger, prepared: PreparedExperiment): string {
+    const done = ledger.appended + ledger.failed + ledger.stopped + ledger.overBudget
+    // Vitest collects a task's module only when it starts, so an unsharded run counts what the plan still lacks.
+    const remaining = this.#shard === undefined ? Math.max(0, prepared.plan.length - ledger.recorded.size - ledger.stopped - ledger.overBudget) : Math.max(0, ledger.toRun - done)
+    const etaMs = ledger.firstStartedAt === undefined || ledger.appended === 0 ? null : ((Date.now() - ledger.firstStartedAt) / done) * remaining
+    return formatProgress(
+      progressOf({
+        experiment: ledger.provide.name,
+        arms: Object.keys(prepared.experiment.spec.arms),
+        records: ledger.recorded.values(),
+        planned: prepared.plan.length,
+        forecastUsd: forecastExperiment(prepared).totalUsd,
+        etaMs,
+      }),
+    )
+  }
+
+  /**
+   * In a terminal, Vitest's default reporter keeps a live summary at the
+   * bottom of the screen; each experiment's progress line joins it. Returns
+   * false when there is no such summary (off a terminal, other reporters):
+   * then plain lines are printed every few runs instead.
+   */
+  #attachLiveLines(): boolean {
+    if (!process.stdout.isTTY) return false
+    const summary = activeReporters(this.#vitest)
+      .map((reporter) => (reporter as unknown as { summary?: { createSummary?: () => string[] } }).summary)
+      .find((candidate) => typeof candidate?.createSummary === 'function')
+    if (summary === undefined) return false
+    const original = summary.createSummary!.bind(summary)
+    const prepared = new Map<string, PreparedExperiment>()
+    for (const ledger of this.#ledgers.values()) void this.#prepare(ledger).then((value) => prepared.set(ledger.provide.name, value))
+    summary.createSummary = () => {
+      const lines = original()
+      for (const ledger of this.#ledgers.values()) {
+        const ready = prepared.get(ledger.provide.name)
+        if (ledger.active && ready !== undefined && !this.#ended) lines.push(` ${this.#progressLineOf(ledger, ready)}`)
+      }
+      return lines
+    }
+    return true
+  }
+
+  #print(text: string): void {
+    if (this.#toStderr) process.stderr.write(`${text}\n`)
+    else if (this.#vitest === undefined) console.log(text)
+    else this.#vitest.logger.log(text)
+  }
 
   #log(text: string): void {
-    if (this.#vitest === undefined) console.log(text)
-    else this.#vitest.logger.log(text)
+    this.#print(text)
+  }
+
+  #warn(text: string): void {
+    if (this.#vitest === undefined) console.warn(text)
+    else this.#vitest.logger.warn(text)
+  }
+
+  #relative(ledger: ExperimentLedger, file: string): string {
+    return path.relative(ledger.provide.root, file)
   }
 
   #prepare(ledger: ExperimentLedger): Promise<PreparedExperiment> {
@@ -114,6 +302,7 @@ export default class TaskOutcomeReporter implements Reporter {
       const { file, exportName, root } = ledger.provide
       prepared = prepareExperiment({ file, exportName, root })
       this.#prepared.set(ledger.provide.name, prepared)
+      prepared.then((value) => this.#planned.set(ledger.provide.name, value.plan.length)).catch(() => undefined)
     }
     return prepared
   }
@@ -128,7 +317,50 @@ export default class TaskOutcomeReporter implements Reporter {
     if (existsSync(file)) return
     const prepared = await this.#prepare(ledger)
     mkdirSync(path.dirname(file), { recursive: true })
-    writeFileSync(file, `${JSON.stringify({ specSha256: prepared.specSha256, manifest: prepared.manifest }, null, 2)}\n`, { flag: 'wx' })
+    try {
+      writeFileSync(file, `${JSON.stringify({ specSha256: prepared.specSha256, manifest: prepared.manifest }, null, 2)}\n`, { flag: 'wx' })
+    } catch (error) {
+      // Another shard on this machine wrote it first: the same spec, or the plugin would have refused.
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+    }
+  }
+
+  /** A harness failure that stopped the experiment, and runs the budget did not start: said once each. */
+  #reportStops(ledger: ExperimentLedger): void {
+    const name = ledger.provide.name
+    const session = currentSession()
+    const note = session === undefined ? undefined : readStopNote(session.dir, name)
+    if (note !== undefined) {
+      this.#log(
+        `\ntask-outcome · ${name} STOPPED at ${note.run}: a harness failure no retry can help (${note.reason}): ` +
+          `${note.message.split('\n').find((line) => line.trim() !== '' && !line.startsWith('no measurement after')) ?? note.message}\n` +
+          `  ${ledger.stopped} run(s) not started, nothing recorded for them. Fix it, then run again to resume: ${this.#resumeCommand(name)}`,
+      )
+    }
+    if (ledger.overBudget > 0) {
+      this.#log(
+        `\ntask-outcome · ${name} BUDGET: ${ledger.overBudget} run(s) not started (${ledger.budgetNote?.slice(NOT_RUN_BUDGET.length + 2)}). ` +
+          `They are missing from the data. To record them, raise maxBudgetUsd and run again: ${this.#resumeCommand(name)}`,
+      )
+    }
+  }
+
+  #resumeCommand(name: string): string {
+    return `npx vitest run --project ${name}${this.#shard === undefined ? '' : ` --shard=${this.#shard.index}/${this.#shard.count}`}`
+  }
+
+  /** A shard ends without a verdict: its runs are one part of the experiment. */
+  #reportShard(ledger: ExperimentLedger): void {
+    const shard = this.#shard!
+    this.#log(
+      [
+        '',
+        `task-outcome · ${ledger.provide.name} · shard ${shard.index}/${shard.count} · ${this.#relative(ledger, ledger.targetFile)}`,
+        `  this invocation: ${ledger.appended} run(s) recorded, ${ledger.skipped} already recorded (skipped, not run again)` +
+          (ledger.failed > 0 ? `, ${ledger.failed} failed (nothing recorded; see the failures above)` : ''),
+        `  no verdict from one shard: merge every shard with \`npx vitest --merge-reports <blob folder>\` (it folds the shard files into runs.jsonl)`,
+      ].join('\n'),
+    )
   }
 
   /**
@@ -141,7 +373,7 @@ export default class TaskOutcomeReporter implements Reporter {
     const summaryFile = path.join(outDir, 'summary.json')
     writeFileSync(summaryFile, `${JSON.stringify(summary, null, 2)}\n`)
     const written = [`  summary: ${path.relative(root, summaryFile)}`]
-    if (complete && ledger.appended > 0) {
+    if (complete && ledger.appended + ledger.folded > 0) {
       const historyFile = path.resolve(root, spec.skills?.history ?? path.join(spec.output, 'effectiveness-history.jsonl'))
       mkdirSync(path.dirname(historyFile), { recursive: true })
       appendFileSync(
@@ -155,18 +387,62 @@ export default class TaskOutcomeReporter implements Reporter {
 
   async #conclude(ledger: ExperimentLedger): Promise<void> {
     const prepared = await this.#prepare(ledger)
-    const { records } = readRuns(ledger.runsFile)
-    const relative = path.relative(ledger.provide.root, ledger.runsFile)
+    const { records } = readRuns(ledger.targetFile)
+    const arms = summariseArms(records, Object.keys(prepared.experiment.spec.arms))
     const lines = [
       '',
-      `task-outcome · ${ledger.provide.name} · ${relative}`,
+      `task-outcome · ${ledger.provide.name} · ${this.#relative(ledger, ledger.targetFile)}`,
       `  this invocation: ${ledger.appended} run(s) recorded, ${ledger.skipped} already recorded (skipped, not run again)` +
+        (ledger.folded > 0 ? `, ${ledger.folded} folded from shard files` : '') +
         (ledger.failed > 0 ? `, ${ledger.failed} failed (nothing recorded; see the failures above)` : ''),
-      formatArmSummary(summariseArms(records, Object.keys(prepared.experiment.spec.arms))),
+      formatArmSummary(arms),
     ]
     const conclusion = concludeExperiment({ experiment: prepared.experiment.spec, outDir: ledger.provide.outDir, records, plan: prepared.plan })
     lines.push(conclusion.text)
     if (prepared.experiment.spec.skills !== undefined) lines.push(this.#writeSweep(prepared, ledger, records, conclusion.complete, conclusion.verdict))
     this.#log(lines.join('\n'))
+    if (this.#github) appendStepSummary(stepSummary(ledger.provide.name, conclusion.text, arms))
   }
+
+  #onInterrupt(): void {
+    this.#interrupted = true
+  }
+
+  /** Ctrl-C (or SIGTERM) exits without onTestRunEnd: say what is kept and how to resume. Synchronous: the process is exiting. */
+  #onExit(): void {
+    if (!this.#active || this.#ended || !this.#interrupted) return
+    for (const ledger of this.#ledgers.values()) {
+      if (!ledger.active) continue
+      const planned = this.#planned.get(ledger.provide.name)
+      process.stderr.write(
+        `\ntask-outcome · ${ledger.provide.name}: interrupted. ${ledger.appended} run(s) recorded in this invocation, ` +
+          `${ledger.recorded.size}${planned === undefined ? '' : ` of ${planned} planned`} recorded in all, kept in ${this.#relative(ledger, ledger.targetFile)}. ` +
+          `Runs under way were not recorded. Resume with: ${this.#resumeCommand(ledger.provide.name)}\n`,
+      )
+    }
+  }
+}
+
+/** The reporters Vitest created for this invocation (not in its public types; empty where it is not there). */
+function activeReporters(vitest: Vitest | undefined): unknown[] {
+  const reporters = (vitest as unknown as { reporters?: unknown[] } | undefined)?.reporters
+  return Array.isArray(reporters) ? reporters : []
+}
+
+/** The run key of a case from its name (`<task> › <arm> › seed <n>`). */
+function keyOfCase(name: string): string | undefined {
+  const match = CASE_NAME.exec(name)
+  return match === null ? undefined : runKey({ task: match[1]!, arm: match[2]!, seed: Number(match[3]) })
+}
+
+/** True when a reporter prints its document to stdout (junit or json without an output file): our lines then go to stderr. */
+function printsDocumentToStdout(vitest: Vitest): boolean {
+  const outputFile = (vitest.config as unknown as { outputFile?: string | Record<string, string> }).outputFile
+  const reporters = vitest.config.reporters as unknown as Array<[unknown, Record<string, unknown> | undefined]>
+  return reporters.some(([reference, options]) => {
+    if (typeof reference !== 'string' || !STDOUT_DOCUMENTS.has(reference)) return false
+    if (typeof options?.outputFile === 'string') return false
+    if (typeof outputFile === 'string') return false
+    return typeof outputFile !== 'object' || outputFile[reference] === undefined
+  })
 }
