@@ -9,7 +9,8 @@ import { armAppliesTo, loadSkillLibrary, resolveArmSkills } from '../workspace/s
 import type { Task } from '../tasks/task.ts'
 import { planRuns, type PlannedRun } from './plan.ts'
 import { runKey, type RecordedRun } from './record.ts'
-import { readRuns, runsFilePath } from './store.ts'
+import { readRecordedRuns } from './shards.ts'
+import { runsFilePath } from './store.ts'
 
 /** An experiment ready to run: its tasks, its spec hash and its plan. */
 export interface PreparedExperiment {
@@ -134,9 +135,9 @@ export function checkRecordedRuns(prepared: PreparedExperiment, records: readonl
   )
 }
 
-/** Reads and checks the recorded runs of a prepared experiment; returns them keyed by (task, arm, seed). */
+/** Reads and checks the recorded runs of a prepared experiment (runs.jsonl and its shard files); returns them keyed by (task, arm, seed). */
 export function recordedRunsFor(prepared: PreparedExperiment): Map<string, RecordedRun> {
-  const { records } = readRuns(runsFilePath(prepared.experiment.outDir))
+  const { records } = readRecordedRuns(prepared.experiment.outDir)
   checkRecordedRuns(prepared, records)
   return new Map(records.map((record) => [runKey(record), record]))
 }
