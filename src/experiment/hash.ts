@@ -30,11 +30,12 @@ export function sha256(data: string | Uint8Array): string {
 }
 
 /**
- * The experiment as hashed. `maxWorkers` (how fast it runs) and `output`
- * (where results go) do not change what is measured, so a resume may change them.
+ * The experiment as hashed. `maxWorkers` (how fast it runs), `output` (where
+ * results go) and `maxBudgetUsd` (when to stop spending) do not change what
+ * a run measures, so a resume may change them.
  */
 export function normaliseExperiment(spec: Experiment): Record<string, unknown> {
-  const { maxWorkers: _maxWorkers, output: _output, ...measured } = spec
+  const { maxWorkers: _maxWorkers, output: _output, maxBudgetUsd: _maxBudgetUsd, ...measured } = spec
   return JSON.parse(canonicalJson(measured)) as Record<string, unknown>
 }
 
