@@ -1,13 +1,14 @@
-import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { appendFileSync, mkdirSync, renameSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import type { Reporter, TestCase, TestModule, TestProject, TestSpecification, Vitest } from 'vitest/node'
 import { concludeExperiment } from '../src/analysis/conclude.ts'
 import { forecastExperiment } from '../src/runs/forecast.ts'
 import { caseName } from '../src/runs/plan.ts'
-import { prepareExperiment, specFilePath, type PreparedExperiment } from '../src/runs/prepare.ts'
+import { checkRecordedRuns, currentSpecRuns, prepareExperiment, readRecordedSpec, specFilePath, type PreparedExperiment } from '../src/runs/prepare.ts'
 import { formatProgress, progressOf } from '../src/runs/progress.ts'
-import { runKey, type RecordedRun, type RunRecord } from '../src/runs/record.ts'
-import { foldIntoRunsFile, readRecordedRuns, shardFilePath, type ShardId } from '../src/runs/shards.ts'
+import type { RecordedRun, RunRecord } from '../src/runs/record.ts'
+import { foldIntoRunsFile, readRecordedRuns, shardFilePath, specRunKey, type ShardId } from '../src/runs/shards.ts'
+import { reviseSpecRecord } from '../src/runs/spec-record.ts'
 import { appendRun, readRuns, runsFilePath } from '../src/runs/store.ts'
 import { formatArmSummary, runSummary, summariseArms } from '../src/runs/summary.ts'
 import { summariseSweep } from '../src/runs/sweep.ts'
@@ -22,11 +23,11 @@ interface ExperimentLedger {
   readonly provide: ExperimentProvide
   /** Where this invocation appends: the shard's own file for a shard, else runs.jsonl. */
   readonly targetFile: string
-  /** Every recorded run (runs.jsonl and shard files), by key: progress and resume. */
+  /** Every recorded run (runs.jsonl and shard files), by (spec, task, arm, seed): progress. */
   readonly recorded: Map<string, RecordedRun>
-  /** Keys already in the target file: a run is appended at most once. */
+  /** (spec, task, arm, seed) keys already in the target file: a run is appended at most once per spec. */
   readonly inTarget: Set<string>
-  /** Cases of this invocation whose runs are not recorded yet (the runs it means to make). */
+  /** Cases of this invocation collected so far (a shard's share of the plan). */
   toRun: number
   appended: number
   skipped: number
@@ -111,10 +112,7 @@ export default class TaskOutcomeReporter implements Reporter {
     if (!this.#active) return
     const ledger = this.#ledgerFor(testModule.project)
     if (ledger === undefined) return
-    for (const testCase of testModule.children.allTests()) {
-      const key = keyOfCase(testCase.name)
-      if (key !== undefined && !ledger.recorded.has(key)) ledger.toRun++
-    }
+    for (const testCase of testModule.children.allTests()) if (CASE_NAME.test(testCase.name)) ledger.toRun++
   }
 
   onTestCaseReady(testCase: TestCase): void {
@@ -152,8 +150,8 @@ export default class TaskOutcomeReporter implements Reporter {
       ledger = {
         provide,
         targetFile,
-        recorded: new Map(readRecordedRuns(provide.outDir).records.map((record) => [runKey(record), record])),
-        inTarget: new Set(readRuns(targetFile).records.map(runKey)),
+        recorded: new Map(readRecordedRuns(provide.outDir).records.map((record) => [specRunKey(record), record])),
+        inTarget: new Set(readRuns(targetFile).records.map(specRunKey)),
         toRun: 0,
         appended: 0,
         skipped: 0,
@@ -173,7 +171,7 @@ export default class TaskOutcomeReporter implements Reporter {
   /** Appends the shard files' runs to runs.jsonl (each once); says how many. */
   #fold(ledger: ExperimentLedger): void {
     const { appended, conflicts } = foldIntoRunsFile(ledger.provide.outDir)
-    for (const record of readRuns(ledger.targetFile).records) ledger.inTarget.add(runKey(record))
+    for (const record of readRuns(ledger.targetFile).records) ledger.inTarget.add(specRunKey(record))
     if (appended > 0) {
       ledger.folded += appended
       ledger.active = true
@@ -213,7 +211,7 @@ export default class TaskOutcomeReporter implements Reporter {
       return
     }
     ledger.active = true
-    const key = runKey(run)
+    const key = specRunKey(run)
     if (ledger.inTarget.has(key)) return
     appendRun(ledger.targetFile, run)
     ledger.inTarget.add(key)
@@ -235,15 +233,19 @@ export default class TaskOutcomeReporter implements Reporter {
   }
 
   #progressLineOf(ledger: ExperimentLedger, prepared: PreparedExperiment): string {
+    const current = [...ledger.recorded.values()].filter((record) => record.specSha256 === prepared.specSha256)
     const done = ledger.appended + ledger.failed + ledger.stopped + ledger.overBudget
     // Vitest collects a task's module only when it starts, so an unsharded run counts what the plan still lacks.
-    const remaining = this.#shard === undefined ? Math.max(0, prepared.plan.length - ledger.recorded.size - ledger.stopped - ledger.overBudget) : Math.max(0, ledger.toRun - done)
+    const remaining =
+      this.#shard === undefined
+        ? Math.max(0, prepared.plan.length - current.length - ledger.failed - ledger.stopped - ledger.overBudget)
+        : Math.max(0, ledger.toRun - done - ledger.skipped)
     const etaMs = ledger.firstStartedAt === undefined || ledger.appended === 0 ? null : ((Date.now() - ledger.firstStartedAt) / done) * remaining
     return formatProgress(
       progressOf({
         experiment: ledger.provide.name,
         arms: Object.keys(prepared.experiment.spec.arms),
-        records: ledger.recorded.values(),
+        records: current,
         planned: prepared.plan.length,
         forecastUsd: forecastExperiment(prepared).totalUsd,
         etaMs,
@@ -308,21 +310,38 @@ export default class TaskOutcomeReporter implements Reporter {
   }
 
   /**
-   * Keeps the spec manifest beside runs.jsonl, so a later change of the spec
-   * can be named file by file. Written once, never rewritten: the plugin has
-   * already refused to run when recorded runs belong to another spec.
+   * Keeps spec.json beside runs.jsonl: the spec's manifest (so a later change
+   * can be named file by file) and its change log. It only grows: when the
+   * spec changed under recorded runs (and the plugin accepted the change-log
+   * entry), the recorded spec moves whole into `earlier`. Checked again here,
+   * so a refused change is never written.
    */
   async #writeSpecOnce(ledger: ExperimentLedger): Promise<void> {
     const file = specFilePath(ledger.provide.outDir)
-    if (existsSync(file)) return
     const prepared = await this.#prepare(ledger)
-    mkdirSync(path.dirname(file), { recursive: true })
+    const { records } = readRecordedRuns(ledger.provide.outDir)
     try {
-      writeFileSync(file, `${JSON.stringify({ specSha256: prepared.specSha256, manifest: prepared.manifest }, null, 2)}\n`, { flag: 'wx' })
-    } catch (error) {
-      // Another shard on this machine wrote it first: the same spec, or the plugin would have refused.
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+      checkRecordedRuns(prepared, records)
+    } catch {
+      return
     }
+    const { root, file: experimentFile, exportName } = prepared.experiment
+    const revised = reviseSpecRecord(
+      readRecordedSpec(ledger.provide.outDir),
+      {
+        specSha256: prepared.specSha256,
+        manifest: prepared.manifest,
+        changeLog: prepared.changeLog,
+        source: { file: path.relative(root, experimentFile).split(path.sep).join('/'), exportName },
+      },
+      records.length,
+      new Date(),
+    )
+    if (revised === undefined) return
+    mkdirSync(path.dirname(file), { recursive: true })
+    const temporary = `${file}.${process.pid}.tmp`
+    writeFileSync(temporary, `${JSON.stringify(revised, null, 2)}\n`)
+    renameSync(temporary, file)
   }
 
   /** A harness failure that stopped the experiment, and runs the budget did not start: said once each. */
@@ -387,17 +406,28 @@ export default class TaskOutcomeReporter implements Reporter {
 
   async #conclude(ledger: ExperimentLedger): Promise<void> {
     const prepared = await this.#prepare(ledger)
-    const { records } = readRuns(ledger.targetFile)
+    const all = readRuns(ledger.targetFile).records
+    const records = currentSpecRuns(prepared, all)
+    const relative = this.#relative(ledger, ledger.targetFile)
     const arms = summariseArms(records, Object.keys(prepared.experiment.spec.arms))
     const lines = [
       '',
-      `task-outcome · ${ledger.provide.name} · ${this.#relative(ledger, ledger.targetFile)}`,
+      `task-outcome · ${ledger.provide.name} · ${relative}`,
       `  this invocation: ${ledger.appended} run(s) recorded, ${ledger.skipped} already recorded (skipped, not run again)` +
         (ledger.folded > 0 ? `, ${ledger.folded} folded from shard files` : '') +
         (ledger.failed > 0 ? `, ${ledger.failed} failed (nothing recorded; see the failures above)` : ''),
       formatArmSummary(arms),
     ]
-    const conclusion = concludeExperiment({ experiment: prepared.experiment.spec, outDir: ledger.provide.outDir, records, plan: prepared.plan })
+    if (records.length < all.length) {
+      lines.push(`  ${all.length - records.length} run(s) recorded under earlier specs are kept in ${relative} and not pooled: this analysis uses spec ${prepared.specSha256.slice(0, 12)} only`)
+    }
+    const conclusion = concludeExperiment({
+      experiment: prepared.experiment.spec,
+      outDir: ledger.provide.outDir,
+      records,
+      plan: prepared.plan,
+      earlierSpecs: earlierSpecCounts(all, prepared.specSha256),
+    })
     lines.push(conclusion.text)
     if (prepared.experiment.spec.skills !== undefined) lines.push(this.#writeSweep(prepared, ledger, records, conclusion.complete, conclusion.verdict))
     this.#log(lines.join('\n'))
@@ -429,10 +459,11 @@ function activeReporters(vitest: Vitest | undefined): unknown[] {
   return Array.isArray(reporters) ? reporters : []
 }
 
-/** The run key of a case from its name (`<task> › <arm> › seed <n>`). */
-function keyOfCase(name: string): string | undefined {
-  const match = CASE_NAME.exec(name)
-  return match === null ? undefined : runKey({ task: match[1]!, arm: match[2]!, seed: Number(match[3]) })
+/** How many runs each earlier spec hash holds (kept, never pooled). */
+function earlierSpecCounts(records: readonly RecordedRun[], current: string): { specSha256: string; runs: number }[] {
+  const counts = new Map<string, number>()
+  for (const record of records) if (record.specSha256 !== current) counts.set(record.specSha256, (counts.get(record.specSha256) ?? 0) + 1)
+  return [...counts].map(([specSha256, runs]) => ({ specSha256, runs }))
 }
 
 /** True when a reporter prints its document to stdout (junit or json without an output file): our lines then go to stderr. */

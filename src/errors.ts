@@ -4,13 +4,22 @@
  * text, and each message says what to do about it.
  */
 
-/** Base class: every error task-outcome raises on purpose has a stable `code`. */
+/**
+ * Base class: every error task-outcome raises on purpose has a stable `code`
+ * (`TASK_OUTCOME_…`). Catch it to tell the harness's own errors from bugs:
+ * its message is written for the user (file, field, what to do), so the CLI
+ * prints it as one line without a stack trace.
+ */
 export abstract class TaskOutcomeError extends Error {
   abstract readonly code: string
   override readonly name: string = this.constructor.name
 }
 
-/** Why a run measured nothing (the reason kept in `harnessRetries`). */
+/**
+ * Why a run measured nothing (the reason kept in `harnessRetries`). A custom
+ * agent throws `HarnessFailure` with one of these when its session is no
+ * evidence; `auth`, `refused` and `setup` mistakes are not retried by default.
+ */
 export type HarnessFailureReason =
   /** The agent ended without a result event, or printed nothing parseable. */
   | 'no-result'
@@ -38,7 +47,7 @@ export type HarnessFailureReason =
  * Never recorded; retried (bounded, with backoff) when `retryable`.
  */
 export class HarnessFailure extends TaskOutcomeError {
-  readonly code = 'HARNESS_FAILURE'
+  readonly code = 'TASK_OUTCOME_HARNESS_FAILURE'
   readonly reason: HarnessFailureReason
   /** False when another attempt would fail the same way (e.g. no credentials). */
   readonly retryable: boolean
@@ -59,12 +68,12 @@ export class HarnessFailure extends TaskOutcomeError {
  * under recorded runs. Raised before any money is spent, or to stop a resume.
  */
 export class SpecError extends TaskOutcomeError {
-  readonly code = 'SPEC_ERROR'
+  readonly code: string = 'TASK_OUTCOME_SPEC_ERROR'
 }
 
 /** Recorded data (`runs.jsonl`, a report) is malformed or incomplete. */
 export class DataError extends TaskOutcomeError {
-  readonly code = 'DATA_ERROR'
+  readonly code = 'TASK_OUTCOME_DATA_ERROR'
 }
 
 /** One problem found while validating a file: where, which field, what to do. */
@@ -83,12 +92,58 @@ export function formatProblems(problems: readonly Problem[]): string {
     .join('\n')
 }
 
-/** Several problems found at once (a task set, an experiment): all are reported, not just the first. */
+/**
+ * Several problems found at once (a task set, an experiment, a candidates
+ * file): all are reported, not just the first. `problems` holds each one
+ * (file, field, message) for callers that show them their own way.
+ */
 export class ProblemsError extends SpecError {
+  override readonly code: string = 'TASK_OUTCOME_PROBLEMS'
   readonly problems: readonly Problem[]
 
   constructor(summary: string, problems: readonly Problem[]) {
     super(`${summary}\n${formatProblems(problems)}`)
     this.problems = problems
   }
+}
+
+/** A schema issue as zod reports it (structurally, so this leaf needs no zod import). */
+export interface SchemaIssue {
+  readonly code?: string
+  readonly path: readonly PropertyKey[]
+  readonly message: string
+  /** The unknown keys of an `unrecognized_keys` issue. */
+  readonly keys?: readonly string[]
+}
+
+/** One field a schema refused, and why. */
+export interface FieldProblem {
+  /** The dotted path below `at` (`arms.context.setup`, `agent.options.faults.0`), or `at` / `(root)` for the whole value. */
+  readonly field: string
+  readonly message: string
+}
+
+/**
+ * The one way a schema's refusal is put into words: each issue names its
+ * field as a dotted path (array indices as numbers), under `at` when the
+ * value sits inside something larger (`agent.options`); an unknown key is a
+ * problem of its own, named by its full path, saying what to do about it.
+ */
+export function schemaProblems(issues: readonly SchemaIssue[], at?: string): FieldProblem[] {
+  const field = (path: readonly PropertyKey[]) => {
+    const dotted = [...(at === undefined || at === '' ? [] : [at]), ...path.map(String)].join('.')
+    return dotted === '' ? '(root)' : dotted
+  }
+  return issues.flatMap((issue) =>
+    issue.code === 'unrecognized_keys' && issue.keys !== undefined
+      ? issue.keys.map((key) => ({ field: field([...issue.path, key]), message: 'unknown field: remove it or fix its spelling' }))
+      : [{ field: field(issue.path), message: issue.message }],
+  )
+}
+
+/** `schemaProblems` as one line: `field a.b: message; field c: message`. */
+export function describeSchemaIssues(issues: readonly SchemaIssue[], at?: string): string {
+  return schemaProblems(issues, at)
+    .map((problem) => `field ${problem.field}: ${problem.message}`)
+    .join('; ')
 }

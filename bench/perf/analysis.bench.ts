@@ -7,7 +7,7 @@ import type { AnalysisSettings } from '../../src/analysis/settings.ts'
 import { summariseTaskArms } from '../../src/analysis/task-summary.ts'
 import type { RecordedRun } from '../../src/runs/record.ts'
 import { parseRuns } from '../../src/runs/store.ts'
-import { benchRows, printBenchTable } from './index.ts'
+import { benchRows, printBenchTable } from './table.ts'
 
 /**
  * The whole analysis of 100,000 recorded runs: 1,000 tasks × 2 arms × 50

@@ -1,20 +1,20 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import { execa } from 'execa'
 import { Bench } from 'tinybench'
 import { createAgent } from '../../src/agents/index.ts'
 import type { Agent } from '../../src/agents/types.ts'
-import { judge, type OracleVerdict } from '../../src/oracle/index.ts'
+import { judge, type OracleJudgement } from '../../src/oracle/index.ts'
 import { armAgentSpec, buildRecord } from '../../src/runs/execute.ts'
 import { prepareExperiment } from '../../src/runs/prepare.ts'
 import { appendRun } from '../../src/runs/store.ts'
+import { applyReferenceSolution, referenceSolution } from '../../src/tasks/solution.ts'
 import type { Task } from '../../src/tasks/task.ts'
 import { buildAgentEnv } from '../../src/workspace/env.ts'
 import { createWorkspace } from '../../src/workspace/index.ts'
 import { applyArmSetup } from '../../src/workspace/setup.ts'
 import type { Workspace } from '../../src/workspace/workspace.ts'
-import { benchRows, printBenchTable } from './index.ts'
+import { benchRows, printBenchTable } from './table.ts'
 
 /**
  * The harness's own time per run against the agent's, on the demo: the real
@@ -66,10 +66,10 @@ export default async function run(): Promise<void> {
     await workspace.snapshot()
   }
   const applyGold = async (task: Task, workspace: Workspace) => {
-    const patch = task.kind === 'git-fix' ? task.goldPatch : task.solution?.kind === 'patch' ? task.solution.path : null
-    const script = task.kind === 'folder' && task.solution?.kind === 'script' ? task.solution.path : null
-    if (patch !== null) await execa('git', ['apply', '--whitespace=nowarn', patch], { cwd: workspace.dir })
-    else if (script !== null) await execa('bash', [script], { cwd: workspace.dir })
+    const solution = referenceSolution(task)
+    if (solution === null) return
+    const result = await applyReferenceSolution(solution, { cwd: workspace.dir })
+    if (result.exitCode !== 0) throw new Error(`${task.id}: ${solution.path} failed (exit ${result.exitCode}): ${result.output.slice(-1000)}`)
   }
 
   // Every phase walks the same sequence of (task, arm): both arms of a task, then the next task.
@@ -89,7 +89,7 @@ export default async function run(): Promise<void> {
   let current: { task: Task; arm: string; workspace?: Workspace } = { task: tasks[0]!, arm: arms[0]! }
   let agentMs: number[] = []
   let lastAgentResult: Awaited<ReturnType<Agent['run']>> | undefined
-  let lastVerdict: OracleVerdict | undefined
+  let lastJudgement: OracleJudgement | undefined
   let lastChanged: string[] = []
   const fresh = (phase: string) => async () => {
     current = nextFor(phase)
@@ -139,7 +139,7 @@ export default async function run(): Promise<void> {
         const workspace = current.workspace!
         lastChanged = await workspace.changedFiles()
         await workspace.diff()
-        lastVerdict = await judge(current.task, workspace, { timeoutMs: experiment.spec.oracleTimeoutSeconds * 1000, scratchDir: scratch })
+        lastJudgement = await judge(current.task, workspace, { timeoutMs: experiment.spec.oracleTimeoutSeconds * 1000, scratchDir: scratch })
       },
       {
         beforeEach: async () => {
@@ -164,7 +164,7 @@ export default async function run(): Promise<void> {
           agent: agents.get(arm)!.agent,
           agentVersion: agents.get(arm)!.version,
         },
-        { agent: lastAgentResult!, verdict: lastVerdict!, changedFiles: lastChanged },
+        { agent: lastAgentResult!, judgement: lastJudgement!, changedFiles: lastChanged },
         [],
         started,
         new Date(),

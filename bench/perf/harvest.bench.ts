@@ -4,10 +4,10 @@ import path from 'node:path'
 import { execa } from 'execa'
 import seedrandom from 'seedrandom'
 import { Bench } from 'tinybench'
-import { buildRule } from '../../src/tasks/harvest/rule.ts'
-import { scanHistory } from '../../src/tasks/harvest/scan.ts'
+import { buildRule } from '../../src/curate/harvest/rule.ts'
+import { scanHistory } from '../../src/curate/harvest/scan.ts'
 import { readerGit } from '../../src/workspace/repository.ts'
-import { benchRows, printBenchTable } from './index.ts'
+import { benchRows, printBenchTable } from './table.ts'
 
 /**
  * The candidate scan on a large history: a generated repository of 5,000

@@ -4,7 +4,7 @@ import { Bench } from 'tinybench'
 import { bootstrapMedianInterval } from '../../src/stats/bootstrap.ts'
 import { median, quantile } from '../../src/stats/quantile.ts'
 import { wilcoxonSignedRank } from '../../src/stats/wilcoxon.ts'
-import { benchRows, printBenchTable } from './index.ts'
+import { benchRows, printBenchTable } from './table.ts'
 
 /**
  * The statistics at the size of a large experiment: 1,000 tasks. Targets

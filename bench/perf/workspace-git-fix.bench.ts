@@ -8,7 +8,7 @@ import { readerGit } from '../../src/workspace/repository.ts'
 import { parentTemplate, removeTemplate } from '../../src/workspace/template.ts'
 import type { Workspace } from '../../src/workspace/workspace.ts'
 import { GENERATED, generatedRepository } from './harvest.bench.ts'
-import { benchRows, printBenchTable } from './index.ts'
+import { benchRows, printBenchTable } from './table.ts'
 
 /**
  * A git-fix run's workspace on the 5,000-file, 2,000-commit repository of

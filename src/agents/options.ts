@@ -1,5 +1,5 @@
 import type { z } from 'zod'
-import { SpecError } from '../errors.ts'
+import { schemaProblems, SpecError } from '../errors.ts'
 import type { AgentSpec } from '../experiment/schema.ts'
 
 /**
@@ -10,8 +10,6 @@ import type { AgentSpec } from '../experiment/schema.ts'
 export function parseAdapterOptions<T extends z.ZodType>(kind: string, schema: T, spec: AgentSpec): z.infer<T> {
   const parsed = schema.safeParse(spec.options ?? {})
   if (parsed.success) return parsed.data
-  const problems = parsed.error.issues.map(
-    (issue) => `agent.options${issue.path.map((key) => (typeof key === 'number' ? `[${key}]` : `.${String(key)}`)).join('')}: ${issue.message}`,
-  )
+  const problems = schemaProblems(parsed.error.issues, 'agent.options').map((problem) => `${problem.field}: ${problem.message}`)
   throw new SpecError(`the ${kind} agent's options are invalid:\n  ${problems.join('\n  ')}`)
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod'
-import { ScriptedModelOptionsSchema, type ScriptedModelOptions } from './claude-code/options.ts'
-import { startScriptedModel, type ScriptedModelServer } from './scripted-model/index.ts'
-import { learnScriptedTask } from './scripted-model/task-knowledge.ts'
+import { ScriptedModelOptionsSchema, type ScriptedModelOptions } from '../scripted-model/options.ts'
+import { startScriptedModel, type ScriptedModelServer } from '../scripted-model/index.ts'
+import { learnScriptedTask } from '../scripted-model/task-knowledge.ts'
 import type { AgentRunRequest } from './types.ts'
 
 /**

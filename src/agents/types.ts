@@ -1,4 +1,4 @@
-import type { CostSource, Tokens } from '../runs/record.ts'
+import type { CostSource, Tokens } from './usage.ts'
 import type { Task } from '../tasks/task.ts'
 
 /**

@@ -10,7 +10,7 @@ import { renderMarkdown } from './render-markdown.ts'
 import { verdictBlock } from './render-terminal.ts'
 import { analyzeRuns, type AnalysisReport } from './report.ts'
 import { reportJson } from './report-json.ts'
-import { settingsFromExperiment } from './settings.ts'
+import { settingsFromExperiment, type EarlierSpecRuns } from './settings.ts'
 
 /** What the reporter hands over when a suite ends. */
 export interface ConcludeInput {
@@ -22,6 +22,8 @@ export interface ConcludeInput {
   readonly records: readonly RecordedRun[]
   /** The full plan. */
   readonly plan: readonly PlannedRun[]
+  /** Runs recorded under earlier spec hashes (kept in runs.jsonl, not in `records`, never pooled). */
+  readonly earlierSpecs?: readonly EarlierSpecRuns[]
 }
 
 /** The decision rule's result for the terminal and the files written. */
@@ -59,7 +61,8 @@ export function renderReportFiles(report: AnalysisReport): { 'report.json': stri
  * contradict themselves.
  */
 export function concludeExperiment(input: ConcludeInput): Conclusion {
-  const report = analyzeRuns(input.records, settingsFromExperiment(input.experiment), input.plan)
+  const settings = { ...settingsFromExperiment(input.experiment), earlierSpecs: input.earlierSpecs ?? [] }
+  const report = analyzeRuns(input.records, settings, input.plan)
   const files: string[] = []
   if (report.complete) {
     mkdirSync(input.outDir, { recursive: true })

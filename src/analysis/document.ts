@@ -1,3 +1,4 @@
+import { changeLogLines, earlierSpecsSentence } from './change-log.ts'
 import type { Comparison } from './comparison.ts'
 import { formatNumber, formatP, formatPercent, formatSeeds, formatUsd, formatUsdChange } from './format.ts'
 import { stageLabel } from './labels.ts'
@@ -132,6 +133,17 @@ function dataBlocks(report: AnalysisReport): Block[] {
   return [{ kind: 'heading', level: 2, text: 'Data' }, { kind: 'list', items }]
 }
 
+/** The pre-registration's change log (every report prints it) and the runs of earlier specs left out. */
+function changeLogBlocks(report: AnalysisReport): Block[] {
+  const earlier = earlierSpecsSentence(report)
+  const lines = changeLogLines(report)
+  return [
+    { kind: 'heading', level: 2, text: 'Change log' },
+    lines.length === 0 ? { kind: 'paragraph', text: 'No change since the pre-registration.' } : { kind: 'list', items: lines },
+    ...(earlier === null ? [] : [{ kind: 'paragraph', text: earlier } as const]),
+  ]
+}
+
 function missingBlocks(report: AnalysisReport): Block[] {
   const blocks: Block[] = []
   if (report.missingRuns.length > 0) {
@@ -186,7 +198,7 @@ export function reportDocument(report: AnalysisReport): Block[] {
   if (label !== null) blocks.push({ kind: 'label', tag: label.tag, text: label.text })
   if (!report.complete) {
     blocks.push({ kind: 'verdict', verdict: 'no verdict', text: noVerdictSentences(report).join(' ') })
-    return [...blocks, ...missingBlocks(report), ...dataBlocks(report)]
+    return [...blocks, ...missingBlocks(report), ...dataBlocks(report), ...changeLogBlocks(report)]
   }
   const several = report.comparisons.length > 1
   if (several) {
@@ -212,5 +224,5 @@ export function reportDocument(report: AnalysisReport): Block[] {
     })
   }
   for (const comparison of report.comparisons) blocks.push(...comparisonBlocks(report, comparison, several))
-  return [...blocks, ...skillCheckBlocks(report), ...secondaryBlocks(report), ...dataBlocks(report)]
+  return [...blocks, ...skillCheckBlocks(report), ...secondaryBlocks(report), ...dataBlocks(report), ...changeLogBlocks(report)]
 }

@@ -1,3 +1,4 @@
+import { changeLogLines, earlierSpecsSentence } from './change-log.ts'
 import type { Comparison } from './comparison.ts'
 import { formatNumber, formatP, formatPercent, formatSeeds } from './format.ts'
 import { stageLabel } from './labels.ts'
@@ -18,6 +19,13 @@ function comparisonLines(comparison: Comparison, several: boolean): string[] {
   ]
 }
 
+/** The change log, entry by entry, and the runs of earlier specs left out. */
+function preregistrationLines(report: AnalysisReport): string[] {
+  const changes = changeLogLines(report)
+  const earlier = earlierSpecsSentence(report)
+  return [...(changes.length === 0 ? [] : ['  change log:', ...changes.map((line) => `    ${line}`)]), ...(earlier === null ? [] : [`  ${earlier}`])]
+}
+
 /**
  * The verdict block the reporter prints when a suite ends: the stage label,
  * the verdict sentence, p, the interval and the solved counts per comparison;
@@ -31,7 +39,7 @@ export function verdictBlock(report: AnalysisReport): string {
     const shown = report.missingRuns.slice(0, MISSING_SHOWN)
     for (const gap of shown) lines.push(`    missing: ${gap.task} › ${gap.arm} › seed ${formatSeeds(gap.seeds)}`)
     if (report.missingRuns.length > shown.length) lines.push(`    … and ${report.missingRuns.length - shown.length} more (task, arm) pairs with missing runs`)
-    return lines.join('\n')
+    return [...lines, ...preregistrationLines(report)].join('\n')
   }
   const several = report.comparisons.length > 1
   for (const comparison of report.comparisons) lines.push(...comparisonLines(comparison, several))
@@ -43,5 +51,5 @@ export function verdictBlock(report: AnalysisReport): string {
         `${check.holds ? 'as expected' : 'NOT as expected'}: ${check.expectation}`,
     )
   }
-  return lines.join('\n')
+  return [...lines, ...preregistrationLines(report)].join('\n')
 }

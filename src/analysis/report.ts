@@ -6,7 +6,8 @@ import { compareArms, type Comparison, type EffectResult } from './comparison.ts
 import { checkCompleteness, type RunGap, type RunIdentity } from './completeness.ts'
 import { decide, NO_VERDICT, type Decision } from './decision.ts'
 import { secondaryEndpoints, type ArmSecondary } from './secondary.ts'
-import { analysedArms, type AnalysisSettings, type Stage } from './settings.ts'
+import type { ChangeLogEntry } from '../experiment/schema.ts'
+import { analysedArms, type AnalysisSettings, type EarlierSpecRuns, type Stage } from './settings.ts'
 import { checkRecords, summariseTaskArms } from './task-summary.ts'
 import { skillChecks, type SkillChecks } from './skill-checks.ts'
 
@@ -69,6 +70,10 @@ export interface AnalysisReport {
   readonly comparisons: readonly Comparison[]
   /** Skill experiments: the design's checks (negative control near zero, `full` against `target`); null otherwise or when incomplete. */
   readonly skillChecks: SkillChecks | null
+  /** The pre-registration's change log, oldest first. */
+  readonly changeLog: readonly ChangeLogEntry[]
+  /** Runs recorded under earlier spec hashes: kept in runs.jsonl, not analysed here (never pooled). */
+  readonly earlierSpecs: readonly EarlierSpecRuns[]
 }
 
 function checkSettings(settings: AnalysisSettings): void {
@@ -125,6 +130,7 @@ export function analyzeRuns(records: readonly RecordedRun[], settings: AnalysisS
     unexpectedRuns: completeness.unexpectedRuns,
     armsWithoutRuns: completeness.armsWithoutRuns,
   }
+  const preregistration = { changeLog: settings.changeLog ?? [], earlierSpecs: settings.earlierSpecs ?? [] }
   if (!completeness.complete) {
     return {
       ...base,
@@ -138,6 +144,7 @@ export function analyzeRuns(records: readonly RecordedRun[], settings: AnalysisS
       ...additions,
       comparisons: [],
       skillChecks: null,
+      ...preregistration,
     }
   }
 
@@ -183,5 +190,6 @@ export function analyzeRuns(records: readonly RecordedRun[], settings: AnalysisS
     ...additions,
     comparisons,
     skillChecks: skillChecks(table, settings),
+    ...preregistration,
   }
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { DataError } from '../errors.ts'
+import { DataError, describeSchemaIssues } from '../errors.ts'
 import { StageSchema } from '../experiment/schema.ts'
 import type { RecordedRun } from '../runs/record.ts'
 import { expectedRuns, type RunIdentity } from './completeness.ts'
@@ -35,8 +35,7 @@ export type RecordedExperiment = z.infer<typeof RecordedExperimentSchema>
 export function parseRecordedExperiment(value: unknown, file: string): RecordedExperiment {
   const parsed = RecordedExperimentSchema.safeParse(value)
   if (!parsed.success) {
-    const issues = parsed.error.issues.map((issue) => `field manifest.experiment.${issue.path.map(String).join('.') || '(root)'}: ${issue.message}`)
-    throw new DataError(`${file}: ${issues.join('; ')}`)
+    throw new DataError(`${file}: ${describeSchemaIssues(parsed.error.issues, 'manifest.experiment')}`)
   }
   return parsed.data
 }

@@ -1,4 +1,4 @@
-import { DecisionSchema, StageSchema, type Experiment } from '../experiment/schema.ts'
+import { DecisionSchema, StageSchema, type ChangeLogEntry, type Experiment } from '../experiment/schema.ts'
 import type { z } from 'zod'
 
 /** What the experiment is for (a pilot's report is labelled as one). */
@@ -29,6 +29,16 @@ export interface AnalysisSettings {
   /** Power analysis: target power and the median relative reduction to detect. */
   readonly power: number
   readonly effect: number
+  /** The pre-registration's change log, printed in every report (none when absent). */
+  readonly changeLog?: readonly ChangeLogEntry[]
+  /** Runs recorded under earlier spec hashes: kept, counted in the report, never analysed with these. */
+  readonly earlierSpecs?: readonly EarlierSpecRuns[]
+}
+
+/** How many runs an earlier spec hash holds in runs.jsonl. */
+export interface EarlierSpecRuns {
+  readonly specSha256: string
+  readonly runs: number
 }
 
 /** The pre-registration's defaults (DESIGN): α 0.05, margin 1, 10,000 resamples, seed 20261014, power 0.8, δ 0.15. */
@@ -49,6 +59,7 @@ export function settingsFromExperiment(experiment: Experiment): AnalysisSettings
     bootstrapSeed: decision.bootstrapSeed,
     power: decision.power,
     effect: decision.effect,
+    changeLog: experiment.preregistration?.changes ?? [],
   }
 }
 

@@ -2,13 +2,9 @@ import { Command, CommanderError } from 'commander'
 import { TaskOutcomeError } from '../errors.ts'
 import { harnessVersion } from '../version.ts'
 import { commands } from './commands/index.ts'
+import { ExitCode } from './exit-code.ts'
 
-/** Thrown by a command to end with a given exit status after it printed its own output. */
-export class ExitCode extends Error {
-  constructor(readonly status: number) {
-    super(`exit ${status}`)
-  }
-}
+export { ExitCode } from './exit-code.ts'
 
 /** Builds the `task-outcome` program with every command registered. */
 export function createProgram(): Command {

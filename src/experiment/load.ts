@@ -1,5 +1,5 @@
+import { existsSync } from 'node:fs'
 import path from 'node:path'
-import { pathToFileURL } from 'node:url'
 import { SpecError } from '../errors.ts'
 import { parseExperiment } from './parse.ts'
 import type { Experiment } from './schema.ts'
@@ -71,22 +71,26 @@ export function resolveExperiment(imported: Record<string, unknown>, location: E
 }
 
 /**
- * Imports a TypeScript experiment file outside Vite (CLI, Vitest config) with
- * tsx, then resolves it.
+ * Imports an experiment file (TypeScript or JavaScript) outside Vitest's
+ * workers (the CLI, the Vitest config) the way the workers do: through Vite's
+ * module runner, so it is an ES module whatever the project's package type
+ * (a CommonJS project's `experiment.ts` imports `task-outcome` as ESM too),
+ * and packages in `node_modules` load natively.
  */
+async function importExperimentFile(file: string): Promise<Record<string, unknown>> {
+  const { runnerImport } = await import('vite')
+  const { module } = await runnerImport<Record<string, unknown>>(file, { configFile: false, logLevel: 'error', root: path.dirname(file) })
+  return module
+}
+
+/** Imports an experiment file outside Vite (CLI, Vitest config), then resolves it. */
 export async function loadExperiment(location: ExperimentLocation): Promise<LoadedExperiment> {
   const root = path.resolve(location.root ?? process.cwd())
   const file = path.resolve(root, location.file)
-  const { tsImport } = await import('tsx/esm/api')
-  let namespace: Record<string, unknown>
-  try {
-    namespace = (await tsImport(pathToFileURL(file).href, import.meta.url)) as Record<string, unknown>
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND' && String((error as Error).message).includes(file)) {
-      throw new SpecError(`${path.relative(root, file)}: no such experiment file. Check the path given to experimentProject().`)
-    }
-    throw error
+  if (!existsSync(file)) {
+    throw new SpecError(`${path.relative(root, file)}: no such experiment file. Check the path given to experimentProject().`)
   }
+  const namespace = await importExperimentFile(file)
   return resolveExperiment(namespace, { ...location, root, file })
 }
 
@@ -99,8 +103,7 @@ function looksLikeExperiment(value: unknown): boolean {
 export async function loadExperiments(location: Omit<ExperimentLocation, 'exportName'>): Promise<LoadedExperiment[]> {
   const root = path.resolve(location.root ?? process.cwd())
   const file = path.resolve(root, location.file)
-  const { tsImport } = await import('tsx/esm/api')
-  const namespace = esmNamespace((await tsImport(pathToFileURL(file).href, import.meta.url)) as Record<string, unknown>)
+  const namespace = esmNamespace(await importExperimentFile(file))
   return Object.keys(namespace)
     .filter((exportName) => looksLikeExperiment(namespace[exportName]))
     .map((exportName) => resolveExperiment(namespace, { file, exportName, root }))

@@ -136,6 +136,41 @@ export const DecisionSchema = z.strictObject({
 })
 export type Decision = z.infer<typeof DecisionSchema>
 
+/**
+ * One change made to a pre-registered experiment, in its change log: the day
+ * it was made (`YYYY-MM-DD`), what changed and why. After the first recorded
+ * run a changed spec is accepted only with a new entry dated on or after the
+ * last recorded run; earlier entries are never edited or removed.
+ */
+export const ChangeLogEntrySchema = z.strictObject({
+  date: z.iso.date('a date written YYYY-MM-DD'),
+  change: z.string().trim().min(1, 'say what changed'),
+  reason: z.string().trim().min(1, 'say why it changed'),
+})
+export type ChangeLogEntry = z.infer<typeof ChangeLogEntrySchema>
+
+/**
+ * The pre-registration: the document that fixes the design (its bytes are in
+ * the spec hash) and the change log (kept out of the hash, so adding a note
+ * does not split the data; the recorded spec.json keeps every entry it saw).
+ */
+export const PreregistrationSchema = z
+  .strictObject({
+    /** The pre-registration document, relative to the experiment file's folder. */
+    document: z.string().min(1).optional(),
+    /** Every change after the design was fixed, oldest first. */
+    changes: z.array(ChangeLogEntrySchema).default([]),
+  })
+  .superRefine((preregistration, ctx) => {
+    preregistration.changes.forEach((entry, index) => {
+      const before = preregistration.changes[index - 1]
+      if (before !== undefined && entry.date < before.date) {
+        ctx.addIssue({ code: 'custom', path: ['changes', index, 'date'], message: `${entry.date} is before the entry above it (${before.date}): the change log is in date order, oldest first` })
+      }
+    })
+  })
+export type Preregistration = z.infer<typeof PreregistrationSchema>
+
 /** What the experiment is for; a pilot's report is labelled as one. */
 export const StageSchema = z.enum(['pilot', 'confirmatory', 'smoke', 'demo', 'example'])
 
@@ -197,6 +232,14 @@ export const ExperimentSchema = z
     maxBudgetUsd: z.number().positive().optional(),
     /** Forecast cost of one run, for the plan (defaults to the budget cap). */
     estimatedRunCostUsd: z.number().nonnegative().optional(),
+    /** The pre-registration document and the change log. */
+    preregistration: PreregistrationSchema.optional(),
+    /**
+     * The pinned model's training cutoff (`YYYY-MM-DD`): tasks whose fix was
+     * committed on or before it may be in the model's training data, and are
+     * flagged as possibly contaminated in the report and in `validate`.
+     */
+    trainingCutoff: z.iso.date('a date written YYYY-MM-DD').optional(),
   })
   .transform((spec, ctx) => {
     const output = spec.output ?? `bench/task_outcome/${spec.name}`

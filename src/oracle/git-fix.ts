@@ -1,16 +1,16 @@
 import { cp, lstat, mkdir, mkdtemp, rm } from 'node:fs/promises'
 import path from 'node:path'
 import { HarnessFailure } from '../errors.ts'
-import { DEFAULT_TEST_GLOBS, runnerTestFiles, testPathPredicate } from '../tasks/harvest/test-paths.ts'
+import { DEFAULT_TEST_GLOBS, runnerTestFiles, testPathPredicate } from '../tasks/test-paths.ts'
 import type { GitFixTask } from '../tasks/task.ts'
 import { copyTemplate, parentTemplate } from '../workspace/template.ts'
 import type { Workspace } from '../workspace/workspace.ts'
 import { evaluateListed, type ListedOutcome } from './junit/outcome.ts'
 import { runTestCommand, type TestCommandRun } from './test-command.ts'
-import type { OracleOptions, OracleVerdict } from './verdict.ts'
+import type { OracleOptions, OracleJudgement } from './judgement.ts'
 
-/** The git-fix oracle's verdict: its `oracle` is always the tests' counts and failing ids. */
-export interface FixTestsVerdict extends OracleVerdict {
+/** The git-fix oracle's judgement: its `oracle` is always the tests' counts and failing ids. */
+export interface FixTestsJudgement extends OracleJudgement {
   readonly oracle: ListedOutcome
 }
 
@@ -86,7 +86,7 @@ function describeRun(run: TestCommandRun): string {
  * a conftest that no longer imports) and the run is unsolved, every listed
  * test failing. A run past the oracle timeout is unsolved too.
  */
-export async function runFixTests(task: GitFixTask, workspace: Workspace, options: OracleOptions): Promise<FixTestsVerdict> {
+export async function runFixTests(task: GitFixTask, workspace: Workspace, options: OracleOptions): Promise<FixTestsJudgement> {
   const isTestPath = testPathPredicate({ testGlobs: task.metadata.test_globs ?? DEFAULT_TEST_GLOBS, testFiles: task.metadata.test_files })
   const changed = await workspace.changedFiles()
   const taken = changed.filter((file) => !isTestPath(file))

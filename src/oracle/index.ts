@@ -1,11 +1,11 @@
 import type { Task } from '../tasks/task.ts'
 import type { Workspace } from '../workspace/workspace.ts'
 import { runFixTests } from './git-fix.ts'
-import type { OracleOptions, OracleVerdict } from './verdict.ts'
+import type { OracleOptions, OracleJudgement } from './judgement.ts'
 import { runVerifyScript } from './verify.ts'
 
 /** Judges a run after the agent stopped, with the task's own oracle. */
-export async function judge(task: Task, workspace: Workspace, options: OracleOptions): Promise<OracleVerdict> {
+export async function judge(task: Task, workspace: Workspace, options: OracleOptions): Promise<OracleJudgement> {
   return task.kind === 'folder' ? runVerifyScript(task, workspace, options) : runFixTests(task, workspace, options)
 }
 
@@ -15,4 +15,4 @@ export function touchesGoldFile(task: Task, changedFiles: readonly string[]): bo
   return changedFiles.some((file) => task.metadata.gold_files.includes(file))
 }
 
-export type { OracleOptions, OracleVerdict } from './verdict.ts'
+export type { OracleOptions, OracleJudgement } from './judgement.ts'

@@ -1,7 +1,7 @@
 import { execa } from 'execa'
 import type { FolderTask } from '../tasks/task.ts'
 import type { Workspace } from '../workspace/workspace.ts'
-import type { OracleOptions, OracleVerdict } from './verdict.ts'
+import type { OracleOptions, OracleJudgement } from './judgement.ts'
 
 /** Exit status recorded when `verify.sh` itself runs past the oracle timeout. */
 export const VERIFY_TIMEOUT_EXIT = 124
@@ -11,7 +11,7 @@ export const VERIFY_TIMEOUT_EXIT = 124
  * so the agent cannot edit it), run with the workspace as working directory.
  * Exit 0 means solved.
  */
-export async function runVerifyScript(task: FolderTask, workspace: Workspace, options: OracleOptions): Promise<OracleVerdict> {
+export async function runVerifyScript(task: FolderTask, workspace: Workspace, options: OracleOptions): Promise<OracleJudgement> {
   const result = await execa('bash', [task.verifyScript], {
     cwd: workspace.dir,
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: options.scratchDir, LANG: 'C.UTF-8' },

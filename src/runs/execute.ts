@@ -4,7 +4,7 @@ import type { Agent, AgentRunResult } from '../agents/types.ts'
 import { HarnessFailure, ProblemsError, type Problem } from '../errors.ts'
 import type { ArmSpec } from '../experiment/schema.ts'
 import type { LoadedExperiment } from '../experiment/load.ts'
-import { judge, touchesGoldFile, type OracleVerdict } from '../oracle/index.ts'
+import { judge, touchesGoldFile, type OracleJudgement } from '../oracle/index.ts'
 import type { Task } from '../tasks/task.ts'
 import { harnessVersion } from '../version.ts'
 import { buildAgentEnv } from '../workspace/env.ts'
@@ -37,7 +37,7 @@ export interface RunContext {
 /** What one attempt measured, before it becomes a record. */
 export interface TrialResult {
   readonly agent: AgentRunResult
-  readonly verdict: OracleVerdict
+  readonly judgement: OracleJudgement
   readonly changedFiles: string[]
   /** SHA-256 of each skill the workspace held (skill experiments only). */
   readonly skills?: Record<string, string>
@@ -121,14 +121,14 @@ export async function runTrial(context: RunContext, artifactsDir: string): Promi
     checkManipulation(arm, armSpec.hooks, agentResult)
     const changedFiles = await workspace.changedFiles()
     await writeFile(path.join(artifactsDir, 'diff.patch'), await workspace.diff())
-    const verdict = await judge(task, workspace, {
+    const judgement = await judge(task, workspace, {
       timeoutMs: experiment.spec.oracleTimeoutSeconds * 1000,
       scratchDir: scratch,
       ...(context.signal === undefined ? {} : { signal: context.signal }),
     })
-    await writeFile(path.join(artifactsDir, 'oracle.stdout.txt'), verdict.stdout)
-    await writeFile(path.join(artifactsDir, 'oracle.stderr.txt'), verdict.stderr)
-    return { agent: agentResult, verdict, changedFiles, ...(skills === undefined ? {} : { skills }) }
+    await writeFile(path.join(artifactsDir, 'oracle.stdout.txt'), judgement.stdout)
+    await writeFile(path.join(artifactsDir, 'oracle.stderr.txt'), judgement.stderr)
+    return { agent: agentResult, judgement, changedFiles, ...(skills === undefined ? {} : { skills }) }
   } finally {
     await workspace.dispose()
     await rm(scratch, { recursive: true, force: true })
@@ -152,7 +152,7 @@ export function buildRecord(context: RunContext, trial: TrialResult, retries: Ha
   const { experiment, task, arm, seed } = context
   const armSpec = experiment.spec.arms[arm]!
   const timedOut = trial.agent.stop === 'timeout'
-  const solved = !timedOut && trial.verdict.solved
+  const solved = !timedOut && trial.judgement.solved
   const fired = trial.agent.hooksFired
   const transcript = trial.agent.transcriptSha256 === null ? null : path.posix.join(artifactsPath({ task: task.id, arm, seed }), 'transcript.jsonl')
   return {
@@ -173,7 +173,7 @@ export function buildRecord(context: RunContext, trial: TrialResult, retries: Ha
     wallMs: Math.round(trial.agent.wallMs),
     changedFiles: trial.changedFiles,
     goldFileTouched: touchesGoldFile(task, trial.changedFiles),
-    oracle: trial.verdict.oracle,
+    oracle: trial.judgement.oracle,
     manipulation:
       armSpec.hooks.length === 0 ? null : { hookPromptsRecorded: fired?.UserPromptSubmit ?? 0, hookEditsRecorded: fired?.PostToolUse ?? 0 },
     versions: {

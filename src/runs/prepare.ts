@@ -1,8 +1,10 @@
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import { readdir } from 'node:fs/promises'
 import path from 'node:path'
-import { DataError, ProblemsError, SpecError, type Problem } from '../errors.ts'
+import { ProblemsError, SpecError, type Problem } from '../errors.ts'
+import { checkChangeLog } from '../experiment/change-log.ts'
 import { buildSpecManifest, describeSpecChanges, specSha256, type SpecManifest } from '../experiment/hash.ts'
+import type { ChangeLogEntry } from '../experiment/schema.ts'
 import { loadExperiment, type ExperimentLocation, type LoadedExperiment } from '../experiment/load.ts'
 import { loadTaskSet } from '../tasks/load.ts'
 import { armAppliesTo, loadSkillLibrary, resolveArmSkills } from '../workspace/skills.ts'
@@ -10,6 +12,7 @@ import type { Task } from '../tasks/task.ts'
 import { planRuns, type PlannedRun } from './plan.ts'
 import { runKey, type RecordedRun } from './record.ts'
 import { readRecordedRuns } from './shards.ts'
+import { knownSpecHashes, parseRecordedSpec, recordedChangeLog, type RecordedSpec } from './spec-record.ts'
 import { runsFilePath } from './store.ts'
 
 /** An experiment ready to run: its tasks, its spec hash and its plan. */
@@ -19,6 +22,8 @@ export interface PreparedExperiment {
   readonly manifest: SpecManifest
   readonly specSha256: string
   readonly plan: readonly PlannedRun[]
+  /** The pre-registration's change log (not in the spec hash; spec.json keeps it). */
+  readonly changeLog: readonly ChangeLogEntry[]
 }
 
 /** The spec manifest kept beside runs.jsonl, so a changed spec can be named. */
@@ -79,14 +84,29 @@ export async function prepareLoadedExperiment(experiment: LoadedExperiment): Pro
     Object.values(spec.arms).flatMap((arm) => Object.values(arm.setup.files).map((source) => filesBelow(path.resolve(experiment.dir, source)))),
   )
   const skillFiles = await checkSkills(experiment, tasks)
-  const files = [...new Set([...tasks.flatMap((task) => task.files), ...armFiles.flat(), ...skillFiles])]
+  const documentFiles = preregistrationDocument(experiment)
+  const files = [...new Set([...tasks.flatMap((task) => task.files), ...armFiles.flat(), ...skillFiles, ...documentFiles])]
   const manifest = await buildSpecManifest(spec, experiment.root, files)
   const plan = planRuns(
     tasks.map((task) => ({ id: task.id, arms: armsForTask(experiment, task) })),
     spec.seeds,
     spec.orderSeed,
   )
-  return { experiment, tasks, manifest, specSha256: specSha256(manifest), plan }
+  return { experiment, tasks, manifest, specSha256: specSha256(manifest), plan, changeLog: spec.preregistration?.changes ?? [] }
+}
+
+/** The pre-registration document the experiment names (its bytes go into the spec hash); a missing one is a `SpecError`. */
+function preregistrationDocument(experiment: LoadedExperiment): string[] {
+  const document = experiment.spec.preregistration?.document
+  if (document === undefined) return []
+  const file = path.resolve(experiment.dir, document)
+  if (!existsSync(file) || !statSync(file).isFile()) {
+    throw new SpecError(
+      `${path.relative(experiment.root, experiment.file)}: field preregistration.document: ${path.relative(experiment.root, file)} is not a file ` +
+        '(the path is relative to the experiment file\'s folder). Commit the pre-registration document before the first run.',
+    )
+  }
+  return [file]
 }
 
 /** Loads an experiment file and prepares it. */
@@ -94,50 +114,72 @@ export async function prepareExperiment(location: ExperimentLocation): Promise<P
   return prepareLoadedExperiment(await loadExperiment(location))
 }
 
-/** Reads the spec manifest recorded beside runs.jsonl, if any. */
-export function readRecordedSpec(outDir: string): { specSha256: string; manifest: SpecManifest } | undefined {
+/** Reads spec.json beside runs.jsonl, if any: the current spec, its change log, and the earlier specs. */
+export function readRecordedSpec(outDir: string): RecordedSpec | undefined {
   const file = specFilePath(outDir)
   if (!existsSync(file)) return undefined
-  try {
-    return JSON.parse(readFileSync(file, 'utf8')) as { specSha256: string; manifest: SpecManifest }
-  } catch (error) {
-    throw new DataError(`${file}: not valid JSON (${(error as Error).message})`)
-  }
+  return parseRecordedSpec(readFileSync(file, 'utf8'), file)
+}
+
+/** The UTC day the last of these runs finished (`YYYY-MM-DD`), or null when none says. */
+export function lastRunDate(records: readonly RecordedRun[]): string | null {
+  const times = records.map((record) => record.finishedAt ?? record.startedAt).filter((time): time is string => typeof time === 'string')
+  if (times.length === 0) return null
+  return new Date(Math.max(...times.map((time) => Date.parse(time)))).toISOString().slice(0, 10)
 }
 
 /**
  * The resume check, before any run: every recorded run must belong to this
- * experiment and its current spec. A changed spec stops the experiment with
- * an error that names what changed; nothing recorded is touched.
+ * experiment, and to its current spec or to a spec spec.json keeps. Once a
+ * run is recorded, a changed spec needs a new change-log entry dated on or
+ * after the last recorded run, and no recorded entry may be edited or
+ * deleted (`checkChangeLog`); otherwise the experiment stops with an error
+ * naming what changed. Nothing recorded is touched.
  */
 export function checkRecordedRuns(prepared: PreparedExperiment, records: readonly RecordedRun[]): void {
   const { experiment } = prepared
   const runsFile = path.relative(experiment.root, runsFilePath(experiment.outDir))
+  const specFile = path.relative(experiment.root, specFilePath(experiment.outDir))
   const foreign = records.find((record) => record.experiment !== experiment.spec.name)
   if (foreign !== undefined) {
     throw new SpecError(
       `${runsFile} holds runs of experiment "${foreign.experiment}", not "${experiment.spec.name}". Give each experiment its own output folder.`,
     )
   }
-  const stale = records.filter((record) => record.specSha256 !== prepared.specSha256)
-  if (stale.length === 0) return
-  const oldHash = stale[0]!.specSha256
+  if (records.length === 0) return
   const recorded = readRecordedSpec(experiment.outDir)
-  const changes =
-    recorded !== undefined && recorded.specSha256 === oldHash
-      ? describeSpecChanges(recorded.manifest, prepared.manifest)
-      : [`(the manifest of spec ${oldHash.slice(0, 12)} is not in ${path.relative(experiment.root, specFilePath(experiment.outDir))}, so the changed files cannot be named)`]
-  throw new SpecError(
-    `the spec of experiment "${experiment.spec.name}" changed since ${stale.length} of its ${records.length} recorded runs ` +
-      `(recorded under ${oldHash.slice(0, 12)}, now ${prepared.specSha256.slice(0, 12)}). What changed:\n` +
-      changes.map((change) => `  - ${change}`).join('\n') +
-      `\nA pre-registered experiment cannot change under recorded runs. Restore the spec to resume, or start a new experiment (new name or output folder).`,
-  )
+  const known = new Set([prepared.specSha256, ...knownSpecHashes(recorded)])
+  const unknown = records.filter((record) => !known.has(record.specSha256))
+  if (unknown.length > 0) {
+    const oldHash = unknown[0]!.specSha256
+    throw new SpecError(
+      `the spec of experiment "${experiment.spec.name}" changed since ${unknown.length} of its ${records.length} recorded runs ` +
+        `(recorded under ${oldHash.slice(0, 12)}, now ${prepared.specSha256.slice(0, 12)}), and the manifest of spec ${oldHash.slice(0, 12)} is not in ${specFile}, ` +
+        'so what changed cannot be named. Restore the spec to resume, or start a new experiment (new name or output folder).',
+    )
+  }
+  const changed = recorded !== undefined && recorded.specSha256 !== prepared.specSha256
+  checkChangeLog({
+    experiment: experiment.spec.name,
+    file: path.relative(experiment.root, experiment.file),
+    recordedIn: specFile,
+    recorded: recordedChangeLog(recorded),
+    current: prepared.changeLog,
+    recordedRuns: records.length,
+    lastRunDate: lastRunDate(records),
+    specChanges: changed ? describeSpecChanges(recorded.manifest, prepared.manifest) : null,
+    hashes: { recorded: recorded?.specSha256 ?? prepared.specSha256, current: prepared.specSha256 },
+  })
 }
 
-/** Reads and checks the recorded runs of a prepared experiment (runs.jsonl and its shard files); returns them keyed by (task, arm, seed). */
+/** The runs recorded under the current spec: only these count for the plan, the resume and the analysis. */
+export function currentSpecRuns(prepared: PreparedExperiment, records: readonly RecordedRun[]): RecordedRun[] {
+  return records.filter((record) => record.specSha256 === prepared.specSha256)
+}
+
+/** Reads and checks the recorded runs of a prepared experiment (runs.jsonl and its shard files); returns the current spec's, keyed by (task, arm, seed). */
 export function recordedRunsFor(prepared: PreparedExperiment): Map<string, RecordedRun> {
   const { records } = readRecordedRuns(prepared.experiment.outDir)
   checkRecordedRuns(prepared, records)
-  return new Map(records.map((record) => [runKey(record), record]))
+  return new Map(currentSpecRuns(prepared, records).map((record) => [runKey(record), record]))
 }

@@ -1,4 +1,6 @@
 import { z } from 'zod'
+import { CostSourceSchema, TokensSchema } from '../agents/usage.ts'
+import { OracleSchema } from '../oracle/result.ts'
 
 /**
  * The `RunRecord`: one line of `runs.jsonl`, one measured (task, arm, seed).
@@ -14,34 +16,9 @@ const isoTime = z.iso.datetime({ offset: true })
 export const OutcomeSchema = z.enum(['solved', 'unsolved', 'timeout'])
 export type Outcome = z.infer<typeof OutcomeSchema>
 
-/** Where `costUsd` came from: the agent's own report, tokens × a price table, or the budget cap (timeouts). */
-export const CostSourceSchema = z.enum(['agent', 'priced', 'budget-cap'])
-export type CostSource = z.infer<typeof CostSourceSchema>
-
-/** Token counts for the whole session (input excludes cache reads and writes). */
-export const TokensSchema = z.strictObject({
-  input: count,
-  output: count,
-  cacheRead: count,
-  cacheWrite: count,
-})
-export type Tokens = z.infer<typeof TokensSchema>
-
-const passedOfTotal = z.strictObject({ passed: count, total: count })
-
-/** A git-fix task's oracle: the fix's own tests, run after the agent stopped. */
-export const TestsOracleSchema = z.strictObject({
-  failToPass: passedOfTotal,
-  passToPass: passedOfTotal,
-  /** Normalised ids of the FAIL_TO_PASS / PASS_TO_PASS tests that did not pass. */
-  failing: z.array(z.string()),
-})
-
-/** A folder task's oracle: `verify.sh`'s exit status (0 = solved). */
-export const VerifyOracleSchema = z.strictObject({ verifyExit: z.number().int() })
-
-export const OracleSchema = z.union([TestsOracleSchema, VerifyOracleSchema])
-export type OracleResult = z.infer<typeof OracleSchema>
+/** The parts the agents and the oracle define, re-exported so readers of records find them here too. */
+export { CostSourceSchema, TokensSchema, type CostSource, type Tokens } from '../agents/usage.ts'
+export { OracleSchema, TestsOracleSchema, VerifyOracleSchema, type OracleResult } from '../oracle/result.ts'
 
 /** Manipulation check: how often the treatment's hooks ran inside the session. */
 export const ManipulationSchema = z.strictObject({

@@ -19,6 +19,11 @@ export interface ShardId {
   readonly count: number
 }
 
+/** A run's identity within its spec: after a logged change of the spec the same (task, arm, seed) is measured again under the new hash. */
+export function specRunKey(run: { specSha256: string; task: string; arm: string; seed: number }): string {
+  return `${run.specSha256}\u0000${runKey(run)}`
+}
+
 const SHARD_FILE = /^runs\.shard-(\d+)-of-(\d+)\.jsonl$/
 
 /** The runs file of one shard in an output folder. */
@@ -45,7 +50,7 @@ export function listShardFiles(outDir: string): string[] {
 
 /** What is recorded for an output folder, across runs.jsonl and the shard files. */
 export interface RecordedRuns {
-  /** Each (task, arm, seed) once: runs.jsonl's record first, then the first shard file's. */
+  /** Each (spec, task, arm, seed) once: runs.jsonl's record first, then the first shard file's. */
   readonly records: readonly RecordedRun[]
   /** Keys found in more than one file with different measurements (run twice: the first is kept). */
   readonly conflicts: readonly string[]
@@ -63,7 +68,7 @@ export function readRecordedRuns(outDir: string): RecordedRuns {
   const conflicts: string[] = []
   for (const file of [runsFilePath(outDir), ...listShardFiles(outDir)]) {
     for (const record of readRuns(file).records) {
-      const key = runKey(record)
+      const key = specRunKey(record)
       const earlier = byKey.get(key)
       if (earlier === undefined) byKey.set(key, record)
       else if (measured(earlier) !== measured(record)) conflicts.push(`${record.task} › ${record.arm} › seed ${record.seed}`)
@@ -85,11 +90,11 @@ function withoutChainLink(record: RecordedRun): RunRecord {
  */
 export function foldIntoRunsFile(outDir: string, extra: readonly RunRecord[] = []): { appended: number; conflicts: string[] } {
   const runsFile = runsFilePath(outDir)
-  const present = new Set(readRuns(runsFile).records.map(runKey))
+  const present = new Set(readRuns(runsFile).records.map(specRunKey))
   const candidates = new Map<string, RunRecord>()
   const conflicts: string[] = []
   const consider = (record: RunRecord) => {
-    const key = runKey(record)
+    const key = specRunKey(record)
     if (present.has(key)) return
     const earlier = candidates.get(key)
     if (earlier === undefined) candidates.set(key, record)

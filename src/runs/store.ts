@@ -1,6 +1,6 @@
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, writeSync, existsSync, statSync, readSync, ftruncateSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { DataError } from '../errors.ts'
+import { DataError, describeSchemaIssues } from '../errors.ts'
 import { RecordedRunSchema, RunRecordSchema, runKey, type RecordedRun, type RunRecord } from './record.ts'
 
 /**
@@ -19,13 +19,9 @@ export function runsFilePath(outDir: string): string {
   return path.join(outDir, 'runs.jsonl')
 }
 
-function describeIssue(issue: { path: PropertyKey[]; message: string }): string {
-  return `field ${issue.path.length === 0 ? '(root)' : issue.path.map(String).join('.')}: ${issue.message}`
-}
-
 /**
  * Parses runs.jsonl text. A malformed line is a `DataError` naming the file,
- * the line and the field; a (task, arm, seed) recorded twice is one too.
+ * the line and the field; a (task, arm, seed) recorded twice under one spec hash is one too.
  * Blank lines are allowed. Fields the analysis does not use are kept.
  */
 export function parseRuns(text: string, file: string): RecordedRun[] {
@@ -43,9 +39,10 @@ export function parseRuns(text: string, file: string): RecordedRun[] {
     }
     const parsed = RecordedRunSchema.safeParse(value)
     if (!parsed.success) {
-      throw new DataError(`${file}:${lineNumber}: ${parsed.error.issues.map(describeIssue).join('; ')}`)
+      throw new DataError(`${file}:${lineNumber}: ${describeSchemaIssues(parsed.error.issues)}`)
     }
-    const key = runKey(parsed.data)
+    // A run is recorded once per spec: after a logged change of the spec, the same (task, arm, seed) is measured again under the new hash.
+    const key = `${parsed.data.specSha256}\u0000${runKey(parsed.data)}`
     const earlier = seen.get(key)
     if (earlier !== undefined) {
       throw new DataError(
@@ -95,7 +92,7 @@ export function appendRun(file: string, record: RunRecord): void {
   const parsed = RunRecordSchema.safeParse(record)
   if (!parsed.success) {
     throw new DataError(
-      `refusing to record ${record.task} › ${record.arm} › seed ${record.seed}: ${parsed.error.issues.map(describeIssue).join('; ')}`,
+      `refusing to record ${record.task} › ${record.arm} › seed ${record.seed}: ${describeSchemaIssues(parsed.error.issues)}`,
     )
   }
   mkdirSync(path.dirname(file), { recursive: true })

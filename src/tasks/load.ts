@@ -1,7 +1,7 @@
 import { constants } from 'node:fs'
 import { access, lstat, readdir, readFile } from 'node:fs/promises'
 import path from 'node:path'
-import { ProblemsError, type Problem } from '../errors.ts'
+import { ProblemsError, schemaProblems, type Problem } from '../errors.ts'
 import { TaskMetadataSchema, type TaskMetadata } from './metadata.ts'
 import type { FolderSolution, Task } from './task.ts'
 
@@ -66,16 +66,10 @@ async function readMetadata(file: string, problems: ProblemList): Promise<TaskMe
   }
   const parsed = TaskMetadataSchema.safeParse(raw)
   if (!parsed.success) {
-    for (const issue of parsed.error.issues) {
-      const field = issue.path.length === 0 ? '(root)' : issue.path.map(String).join('.')
-      const message =
-        issue.code === 'unrecognized_keys'
-          ? `unknown key(s) ${issue.keys.map((key) => `"${key}"`).join(', ')}: remove them or fix their spelling`
-          : issue.code === 'invalid_union' && field === 'kind'
-            ? 'must be "folder" or "git-fix"'
-            : issue.message
-      problems.add(file, field, message)
-    }
+    const issues = parsed.error.issues.map((issue) =>
+      issue.code === 'invalid_union' && issue.path.join('.') === 'kind' ? { ...issue, message: 'must be "folder" or "git-fix"' } : issue,
+    )
+    for (const { field, message } of schemaProblems(issues)) problems.add(file, field, message)
     return undefined
   }
   return parsed.data

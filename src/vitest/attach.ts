@@ -16,8 +16,8 @@ export const REPORTER_BRAND = Symbol.for('task-outcome.reporter')
 
 const ATTACHED = Symbol.for('task-outcome.reporter-attached')
 
-/** The reporter module, loaded by Vitest from its path. */
-export const REPORTER_MODULE = path.resolve(import.meta.dirname, '../../reporters/task-outcome.ts')
+/** The reporter module, loaded by Vitest from its path (`.ts` in the sources, `.js` in the build, like this file). */
+export const REPORTER_MODULE = path.resolve(import.meta.dirname, `../../reporters/task-outcome${path.extname(import.meta.filename)}`)
 
 function isTaskOutcomeReporter(reference: unknown): boolean {
   if (typeof reference === 'string') return path.resolve(reference) === REPORTER_MODULE || /task-outcome\/reporter$/.test(reference)

@@ -1,7 +1,9 @@
 import path from 'node:path'
 import type { Plugin } from 'vite'
 import type { TestProject, Vitest } from 'vitest/node'
+import { requireAgentPackage } from '../agents/packages.ts'
 import type { LoadedExperiment } from '../experiment/load.ts'
+import { armAgentSpec } from '../runs/execute.ts'
 import { prepareLoadedExperiment, recordedRunsFor, type PreparedExperiment } from '../runs/prepare.ts'
 import { runKey, type Versions } from '../runs/record.ts'
 import { shardFilePath } from '../runs/shards.ts'
@@ -11,7 +13,8 @@ import { namedByProjectFilter, refuse, refusedOption } from './guards.ts'
 import type { TaskModulePayload } from './payload.ts'
 import { startSession } from './session.ts'
 
-const DECLARE_MODULE = path.resolve(import.meta.dirname, 'declare.ts')
+// Beside this file, with its extension: `declare.ts` in the sources, `declare.js` in the build.
+const DECLARE_MODULE = path.resolve(import.meta.dirname, `declare${path.extname(import.meta.filename)}`)
 
 /** The per-case timeout: every attempt's agent and oracle timeouts, the backoffs, and a minute of slack per attempt. */
 export function caseTimeoutMs(experiment: LoadedExperiment): number {
@@ -108,6 +111,8 @@ export function taskOutcomePlugin(experiment: LoadedExperiment): Plugin {
       // --maxWorkers (or the root config's) is a resource limit: it wins over the experiment's own.
       if (vitest.config.maxWorkers !== undefined) project.config.maxWorkers = vitest.config.maxWorkers
       shard = vitest.config.shard ?? undefined
+      // An agent CLI is an optional peer dependency: a missing one stops the experiment here, in one line, before any run.
+      for (const arm of Object.keys(experiment.spec.arms)) requireAgentPackage(armAgentSpec(experiment, arm))
       const { prepared } = await prepare()
       if (prepared.tasks.length === 0) {
         const relative = path.relative(experiment.root, tasksDir) || '.'

@@ -42,7 +42,7 @@ test('report.json keeps DESIGN\'s fields, in DESIGN\'s order, before the additio
   const json = JSON.parse(renderReportFiles(analyzeRuns(records, settings(), expected))['report.json']) as Record<string, unknown>
   expect(Object.keys(json)).toEqual([
     'experiment', 'complete', 'missing', 'tasks', 'seeds', 'arms', 'primary', 'solved', 'mcnemar', 'effect', 'decision', 'secondary', 'power',
-    'stage', 'control', 'treatments', 'parameters', 'missingRuns', 'unexpected', 'unexpectedRuns', 'armsWithoutRuns', 'comparisons', 'skillChecks',
+    'stage', 'control', 'treatments', 'parameters', 'missingRuns', 'unexpected', 'unexpectedRuns', 'armsWithoutRuns', 'comparisons', 'skillChecks', 'changeLog', 'earlierSpecs',
   ])
   expect(Object.keys(json.primary as object)).toEqual(['statistic', 'p', 'n', 'exact'])
   expect(Object.keys(json.mcnemar as object)).toEqual(['b', 'c', 'p'])

@@ -5,7 +5,7 @@ import { execa } from 'execa'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { removeTemplate } from '../../src/workspace/template.ts'
 import { repoRoot } from '../helpers/experiment-fixture.ts'
-import { buildRepo, NODE_TEST_COMMAND } from '../tasks/harvest/throwaway.ts'
+import { buildRepo, NODE_TEST_COMMAND } from '../helpers/throwaway.ts'
 
 // `task-outcome harvest` and `task-outcome select` through the real CLI (bin/task-outcome.js) on a throwaway
 // repository tested by the real `node --test`.

@@ -4,7 +4,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { execa } from 'execa'
 import type { AgentRunRequest } from '../../src/agents/types.ts'
-import type { ScriptedTask } from '../../src/agents/scripted-model/types.ts'
+import type { ScriptedTask } from '../../src/scripted-model/types.ts'
 import type { FolderTask } from '../../src/tasks/task.ts'
 
 /**

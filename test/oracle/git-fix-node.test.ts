@@ -8,7 +8,7 @@ import { runFixTests } from '../../src/oracle/git-fix.ts'
 import type { GitFixTask } from '../../src/tasks/task.ts'
 import { createGitFixWorkspace } from '../../src/workspace/git-fix.ts'
 import type { Workspace } from '../../src/workspace/workspace.ts'
-import { NODE_TEST_COMMAND } from '../tasks/harvest/throwaway.ts'
+import { NODE_TEST_COMMAND } from '../helpers/throwaway.ts'
 import { agentWrites, harvestedTasks, type HarvestedFixture } from './git-fix-task.ts'
 
 // The git-fix oracle on a throwaway repository tested by the real `node --test`: a real workspace, a simulated

@@ -7,7 +7,7 @@ import { runFixTests } from '../../src/oracle/git-fix.ts'
 import type { GitFixTask } from '../../src/tasks/task.ts'
 import { createGitFixWorkspace } from '../../src/workspace/git-fix.ts'
 import type { Workspace } from '../../src/workspace/workspace.ts'
-import { findPytestPython, pytestCommand } from '../tasks/harvest/throwaway.ts'
+import { findPytestPython, pytestCommand } from '../helpers/throwaway.ts'
 import { agentWrites, harvestedTasks, type HarvestedFixture } from './git-fix-task.ts'
 
 // Harvest and the git-fix oracle on a throwaway Python project tested by the real pytest. pytest is found the

@@ -1,15 +1,15 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import { harvest } from '../../src/tasks/harvest/harvest.ts'
-import { buildRule } from '../../src/tasks/harvest/rule.ts'
-import { readCandidatesFile, ruleFromRecord, type CandidatesFile } from '../../src/tasks/harvest/candidates-file.ts'
+import { harvest } from '../../src/curate/harvest/harvest.ts'
+import { buildRule } from '../../src/curate/harvest/rule.ts'
+import { readCandidatesFile, ruleFromRecord, type CandidatesFile } from '../../src/curate/harvest/candidates-file.ts'
 import { loadTask } from '../../src/tasks/load.ts'
-import { writeTaskFolder } from '../../src/tasks/select/write-task.ts'
+import { writeTaskFolder } from '../../src/curate/select/write-task.ts'
 import type { GitFixTask } from '../../src/tasks/task.ts'
 import { openRepository } from '../../src/workspace/repository.ts'
 import { removeTemplate } from '../../src/workspace/template.ts'
-import { buildRepo, type Step } from '../tasks/harvest/throwaway.ts'
+import { buildRepo, type Step } from '../helpers/throwaway.ts'
 
 /** A throwaway repository harvested and turned into task folders, ready for workspaces and the oracle. */
 export interface HarvestedFixture {

@@ -7,7 +7,7 @@ import { runFixTests } from '../../src/oracle/git-fix.ts'
 import type { GitFixTask } from '../../src/tasks/task.ts'
 import { createGitFixWorkspace } from '../../src/workspace/git-fix.ts'
 import type { Workspace } from '../../src/workspace/workspace.ts'
-import { vitestCommand } from '../tasks/harvest/throwaway.ts'
+import { vitestCommand } from '../helpers/throwaway.ts'
 import { agentWrites, harvestedTasks, type HarvestedFixture } from './git-fix-task.ts'
 
 // Harvest and the git-fix oracle on a throwaway project tested by the real Vitest (this project's own, run with

@@ -5,9 +5,9 @@ import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { rebuildForCheck, samplePaths, type SampleManifest } from '../../samples/build.ts'
-import { readCandidatesFile, ruleFromRecord, type CandidatesFile } from '../../src/tasks/harvest/candidates-file.ts'
-import { harvest } from '../../src/tasks/harvest/harvest.ts'
-import { select, type Selection } from '../../src/tasks/select/select.ts'
+import { readCandidatesFile, ruleFromRecord, type CandidatesFile } from '../../src/curate/harvest/candidates-file.ts'
+import { harvest } from '../../src/curate/harvest/harvest.ts'
+import { select, type Selection } from '../../src/curate/select/select.ts'
 import { readerGit } from '../../src/workspace/repository.ts'
 
 // The bundled sample repository the demo runs on: its bundle must be what its readable history builds, and

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto'
 import { createWriteStream } from 'node:fs'
-import { createRequire } from 'node:module'
 import path from 'node:path'
 import { HarnessFailure } from '../../errors.ts'
 import type { AgentSpec } from '../../experiment/schema.ts'
@@ -10,6 +9,7 @@ import type { Agent, AgentRunRequest, AgentRunResult } from '../types.ts'
 import { classifyClaudeRun } from './classify.ts'
 import { parseClaudeCodeOptions, type ClaudeCodeOptions } from './options.ts'
 import { ClaudeStreamReader } from './stream.ts'
+import { resolveAgentPackage } from '../packages.ts'
 
 /**
  * `claude-code`: the Claude Code CLI in print mode (`claude -p`), its
@@ -26,7 +26,7 @@ export interface ClaudeCodeContext {
 
 /** The pinned CLI from the `@anthropic-ai/claude-code` npm dependency. */
 export function pinnedClaudeBin(): string {
-  const packageJson = createRequire(import.meta.url).resolve('@anthropic-ai/claude-code/package.json')
+  const packageJson = resolveAgentPackage('claude-code')
   return path.join(path.dirname(packageJson), 'bin', 'claude.exe')
 }
 

@@ -1,5 +1,5 @@
 import type { HarnessFailureReason } from '../../errors.ts'
-import type { Tokens } from '../../runs/record.ts'
+import type { Tokens } from '../usage.ts'
 import type { AgentStop } from '../types.ts'
 import type { ClaudeStream } from './stream.ts'
 

@@ -1,32 +1,11 @@
 import { z } from 'zod'
-import { SpecError } from '../../errors.ts'
-import { FaultRuleSchema } from '../scripted-model/faults.ts'
+import { schemaProblems, SpecError } from '../../errors.ts'
+import { ScriptedModelOptionsSchema } from '../../scripted-model/options.ts'
 
 /**
  * `agent.options` of a `claude-code` agent. Strict: a misspelt option is an
  * error, not a silent default.
  */
-
-const range = z.tuple([z.number().int().nonnegative(), z.number().int().nonnegative()]).refine(([min, max]) => min <= max, 'write [min, max] with min ≤ max')
-
-/** Runs the session against the project's scripted model server instead of a real model. */
-export const ScriptedModelOptionsSchema = z.strictObject({
-  /** Chance of a wrong edit (the file changes, the bug stays). Default 0.15. */
-  wrongEditRate: z.number().min(0).max(1).optional(),
-  /** Content searches when the file to change is not known: [min, max]. Default [1, 2]. */
-  searches: range.optional(),
-  /** Other files read when the file to change is not known: [min, max]. Default [1, 3]. */
-  decoyReads: range.optional(),
-  /** Chance that a session told where to look still reads one other file. Default 0.25. */
-  hintedDecoyRate: z.number().min(0).max(1).optional(),
-  /** Failures to inject into model calls (401, 529, drop, stall, …), for tests. */
-  faults: z.array(FaultRuleSchema).default([]),
-  /** Delay before each model answer, in ms (default 0). */
-  latencyMs: z.number().int().nonnegative().default(0),
-  /** Report zero tokens, so the CLI's cost is $0 (the "$0 success" failure), for tests. */
-  zeroUsage: z.boolean().default(false),
-})
-export type ScriptedModelOptions = z.infer<typeof ScriptedModelOptionsSchema>
 
 export const ClaudeCodeOptionsSchema = z.strictObject({
   /**
@@ -51,6 +30,6 @@ export type ClaudeCodeOptionsInput = z.input<typeof ClaudeCodeOptionsSchema>
 export function parseClaudeCodeOptions(options: unknown): ClaudeCodeOptions {
   const parsed = ClaudeCodeOptionsSchema.safeParse(options ?? {})
   if (parsed.success) return parsed.data
-  const problems = parsed.error.issues.map((issue) => `agent.options${issue.path.map((key) => (typeof key === 'number' ? `[${key}]` : `.${String(key)}`)).join('')}: ${issue.message}`)
+  const problems = schemaProblems(parsed.error.issues, 'agent.options').map((problem) => `${problem.field}: ${problem.message}`)
   throw new SpecError(`claude-code: invalid options:\n  ${problems.join('\n  ')}`)
 }

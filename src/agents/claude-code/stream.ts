@@ -1,4 +1,4 @@
-import type { Tokens } from '../../runs/record.ts'
+import type { Tokens } from '../usage.ts'
 
 /**
  * Reads Claude Code's `--output-format stream-json --verbose` output, one JSON

@@ -1,5 +1,4 @@
 import { mkdir, writeFile } from 'node:fs/promises'
-import { createRequire } from 'node:module'
 import path from 'node:path'
 import { SpecError } from '../../errors.ts'
 import type { AgentSpec } from '../../experiment/schema.ts'
@@ -14,13 +13,14 @@ import { parseAdapterOptions } from '../options.ts'
 import { CodexOptionsSchema, type CodexOptions } from './options.ts'
 import { readRollout, type CodexRollout } from './rollout.ts'
 import { readCodexStream } from './stream.ts'
+import { resolveAgentPackage } from '../packages.ts'
 
 /** The provider name the adapter defines when `options.baseUrl` is set. */
 const PROVIDER = 'task-outcome'
 
 /** The pinned `@openai/codex` entry point, run with this Node. */
 function pinnedCodex(): { file: string; args: string[] } {
-  return { file: process.execPath, args: [createRequire(import.meta.url).resolve('@openai/codex/bin/codex.js')] }
+  return { file: process.execPath, args: [resolveAgentPackage('codex')] }
 }
 
 function toml(value: string): string {

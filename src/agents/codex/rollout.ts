@@ -1,6 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises'
 import path from 'node:path'
-import type { Tokens } from '../../runs/record.ts'
+import type { Tokens } from '../usage.ts'
 import { codexTokens, type CodexUsage } from './stream.ts'
 
 /**

@@ -1,4 +1,4 @@
-import type { Tokens } from '../../runs/record.ts'
+import type { Tokens } from '../usage.ts'
 import { parseJsonObjectLine } from '../json-line.ts'
 
 /**

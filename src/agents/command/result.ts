@@ -1,6 +1,6 @@
 import { z } from 'zod'
-import { HarnessFailure, type HarnessFailureReason } from '../../errors.ts'
-import { TokensSchema } from '../../runs/record.ts'
+import { describeSchemaIssues, HarnessFailure, type HarnessFailureReason } from '../../errors.ts'
+import { TokensSchema } from '../usage.ts'
 
 /**
  * The JSON result a `command` agent prints: the last non-empty line of its
@@ -66,8 +66,7 @@ export function parseCommandResult(stdout: string, command: string): CommandResu
   }
   const parsed = CommandResultSchema.safeParse(value)
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.length === 0 ? '(result)' : issue.path.join('.')}: ${issue.message}`)
-    throw new HarnessFailure('no-result', `${command} printed a malformed result: ${problems.join('; ')}`, { retryable: false })
+    throw new HarnessFailure('no-result', `${command} printed a malformed result: ${describeSchemaIssues(parsed.error.issues)}`, { retryable: false })
   }
   return parsed.data
 }

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
-import { createRequire } from 'node:module'
 import os from 'node:os'
 import path from 'node:path'
 import { HarnessFailure, SpecError } from '../../errors.ts'
@@ -14,13 +13,14 @@ import type { Agent, AgentRunRequest, AgentRunResult } from '../types.ts'
 import { classifyCursorSession, CURSOR_MIN_NODE, nodeTooOld } from './classify.ts'
 import { CursorOptionsSchema, type CursorOptions } from './options.ts'
 import { readCursorStream } from './stream.ts'
+import { resolveAgentPackage } from '../packages.ts'
 
 const RUNNER = path.join(import.meta.dirname, 'runner.mjs')
 
 /** The installed `@cursor/sdk` version. */
 export function cursorSdkVersion(): string {
   // The package's `exports` hide its package.json; it sits two folders above the ESM entry.
-  let dir = path.dirname(createRequire(import.meta.url).resolve('@cursor/sdk'))
+  let dir = path.dirname(resolveAgentPackage('cursor'))
   for (;;) {
     try {
       const pkg = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string }
@@ -28,7 +28,7 @@ export function cursorSdkVersion(): string {
     } catch {
       // keep walking up
     }
-    if (path.dirname(dir) === dir) throw new Error('cannot find the version of @cursor/sdk (is it installed?)')
+    if (path.dirname(dir) === dir) throw new SpecError('cannot find the version of @cursor/sdk: install it (`npm install @cursor/sdk`) to run the cursor agent')
     dir = path.dirname(dir)
   }
 }

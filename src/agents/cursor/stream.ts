@@ -1,4 +1,4 @@
-import type { Tokens } from '../../runs/record.ts'
+import type { Tokens } from '../usage.ts'
 
 /**
  * Reading the Cursor runner's output (`runner.mjs`): one `{"tag", "obj"}`

@@ -1,5 +1,4 @@
 import { writeFile } from 'node:fs/promises'
-import { createRequire } from 'node:module'
 import path from 'node:path'
 import { SpecError } from '../../errors.ts'
 import type { AgentSpec } from '../../experiment/schema.ts'
@@ -15,10 +14,11 @@ import { classifyGeminiSession } from './classify.ts'
 import { GeminiOptionsSchema, type GeminiOptions } from './options.ts'
 import { mergeSettings, writeRunSettings } from './settings.ts'
 import { readGeminiStream } from './stream.ts'
+import { resolveAgentPackage } from '../packages.ts'
 
 /** The pinned `@google/gemini-cli` entry point, run with this Node. */
 function pinnedGemini(): { file: string; args: string[] } {
-  return { file: process.execPath, args: [createRequire(import.meta.url).resolve('@google/gemini-cli/bundle/gemini.js')] }
+  return { file: process.execPath, args: [resolveAgentPackage('gemini')] }
 }
 
 /** The settings the run needs, from the spec and its options (the options' `settings` last). */

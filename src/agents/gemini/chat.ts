@@ -1,6 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises'
 import path from 'node:path'
-import type { Tokens } from '../../runs/record.ts'
+import type { Tokens } from '../usage.ts'
 
 /**
  * The Gemini CLI's own record of a session:

@@ -1,6 +1,6 @@
 import { calcPrice } from '@pydantic/genai-prices'
 import { HarnessFailure } from '../../errors.ts'
-import type { Tokens } from '../../runs/record.ts'
+import type { Tokens } from '../usage.ts'
 
 /**
  * Cost in USD from token counts, with the price table bundled in

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import path from 'node:path'
+import { SpecError } from '../../errors.ts'
 
 /**
  * The installed `@pydantic/genai-prices` version. Its price table is bundled,
@@ -20,7 +21,7 @@ function readPackageVersion(): string {
       // no package.json here: keep walking up
     }
     const parent = path.dirname(dir)
-    if (parent === dir) throw new Error('cannot find the version of @pydantic/genai-prices (is it installed?)')
+    if (parent === dir) throw new SpecError('cannot find the version of @pydantic/genai-prices: install it (`npm install`) so token-priced agents can be priced')
     dir = parent
   }
 }

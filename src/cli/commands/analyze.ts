@@ -1,72 +1,11 @@
-import { existsSync, statSync } from 'node:fs'
-import path from 'node:path'
 import { InvalidArgumentError, type Command } from 'commander'
 import { reportDocument } from '../../analysis/document.ts'
 import { renderMarkdown } from '../../analysis/render-markdown.ts'
 import { analyzeRuns } from '../../analysis/report.ts'
 import { reportJson } from '../../analysis/report-json.ts'
-import { parseRecordedExperiment, resolveAnalysis, type AnalysisFlags, type RecordedExperiment, type ResolvedAnalysis } from '../../analysis/resolve.ts'
-import { DataError } from '../../errors.ts'
-import { readRecordedSpec, specFilePath } from '../../runs/prepare.ts'
-import type { RecordedRun } from '../../runs/record.ts'
-import { readRuns, runsFilePath } from '../../runs/store.ts'
-import { ExitCode } from '../main.ts'
-
-/** A path as the user would type it: relative inside the working folder, absolute outside it. */
-function displayPath(file: string): string {
-  const relative = path.relative(process.cwd(), file)
-  return relative === '' || relative.startsWith('..') || path.isAbsolute(relative) ? file : relative
-}
-
-/** A runs file and, when it has one beside it, the experiment its spec.json records. */
-export interface AnalysisInput {
-  readonly runsFile: string
-  readonly records: readonly RecordedRun[]
-  readonly spec: RecordedExperiment | null
-}
-
-/**
- * Reads what `analyze` and `power` work on: `<folder>/runs.jsonl` or the
- * given runs file, and spec.json beside it when present. A malformed line is
- * a `DataError` naming file:line and field; so is a spec.json that does not
- * describe these runs.
- */
-export function loadAnalysisInput(target: string): AnalysisInput {
-  const resolved = path.resolve(target)
-  if (!existsSync(resolved)) throw new DataError(`${target}: no such file or folder. Give a runs.jsonl or an experiment's output folder.`)
-  const runsFile = statSync(resolved).isDirectory() ? runsFilePath(resolved) : resolved
-  const shown = displayPath(runsFile)
-  if (!existsSync(runsFile)) throw new DataError(`${shown}: no such file; the folder holds no recorded runs.`)
-  const { records } = readRuns(runsFile)
-  if (records.length === 0) throw new DataError(`${shown}: no runs recorded yet.`)
-  const outDir = path.dirname(runsFile)
-  const recorded = readRecordedSpec(outDir)
-  if (recorded === undefined) return { runsFile: shown, records, spec: null }
-  const specFile = displayPath(specFilePath(outDir))
-  const spec = parseRecordedExperiment(recorded.manifest?.experiment, specFile)
-  const foreign = records.find((record) => record.specSha256 !== recorded.specSha256)
-  if (foreign !== undefined) {
-    throw new DataError(
-      `${shown}: ${foreign.task} › ${foreign.arm} › seed ${foreign.seed} was recorded under spec ${foreign.specSha256.slice(0, 12)}, ` +
-        `but ${specFile} describes spec ${recorded.specSha256.slice(0, 12)}: the spec beside the runs is not theirs.`,
-    )
-  }
-  return { runsFile: shown, records, spec }
-}
-
-/** The settings and plan for a loaded input and command-line flags. */
-export function resolveInput(input: AnalysisInput, flags: AnalysisFlags): ResolvedAnalysis {
-  return resolveAnalysis(input.records, input.spec, flags, input.runsFile)
-}
-
-/** A number in (0, 1) for --alpha, --power, --effect. */
-export function probabilityOption(name: string) {
-  return (value: string): number => {
-    const number = Number(value)
-    if (!(number > 0 && number < 1)) throw new InvalidArgumentError(`${name} must be a number between 0 and 1 (exclusive), got "${value}"`)
-    return number
-  }
-}
+import type { AnalysisFlags } from '../../analysis/resolve.ts'
+import { ExitCode } from '../exit-code.ts'
+import { loadAnalysisInput, probabilityOption, resolveInput } from './analysis-input.ts'
 
 function wholeNumberOption(name: string, min: number) {
   return (value: string): number => {

@@ -1,8 +1,8 @@
 import { InvalidArgumentError, Option, type Command } from 'commander'
-import { harvest, defaultJobs } from '../../tasks/harvest/harvest.ts'
-import { DEFAULT_SUBJECT, buildRule } from '../../tasks/harvest/rule.ts'
-import { DEFAULT_SOURCE_GLOBS, DEFAULT_TEST_GLOBS } from '../../tasks/harvest/test-paths.ts'
-import { ExitCode } from '../main.ts'
+import { harvest, defaultJobs } from '../../curate/harvest/harvest.ts'
+import { DEFAULT_SUBJECT, buildRule } from '../../curate/harvest/rule.ts'
+import { DEFAULT_SOURCE_GLOBS, DEFAULT_TEST_GLOBS } from '../../tasks/test-paths.ts'
+import { ExitCode } from '../exit-code.ts'
 
 const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value]
 

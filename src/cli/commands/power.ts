@@ -2,7 +2,7 @@ import type { Command } from 'commander'
 import { formatNumber } from '../../analysis/format.ts'
 import { powerAnalysis, type PowerAnalysis } from '../../analysis/power.ts'
 import { canonicalJson } from '../../experiment/hash.ts'
-import { loadAnalysisInput, probabilityOption, resolveInput } from './analyze.ts'
+import { loadAnalysisInput, probabilityOption, resolveInput } from './analysis-input.ts'
 
 interface PowerCliOptions {
   control?: string

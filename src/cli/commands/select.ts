@@ -1,8 +1,8 @@
 import { InvalidArgumentError, Option, type Command } from 'commander'
-import { defaultJobs } from '../../tasks/harvest/harvest.ts'
-import { EXCLUSION_REASONS } from '../../tasks/select/exclusions.ts'
-import { planDraw, select } from '../../tasks/select/select.ts'
-import { DEFAULT_SELECTION_SEED } from '../../tasks/select/shuffle.ts'
+import { defaultJobs } from '../../curate/harvest/harvest.ts'
+import { EXCLUSION_REASONS } from '../../curate/select/exclusions.ts'
+import { planDraw, select } from '../../curate/select/select.ts'
+import { DEFAULT_SELECTION_SEED } from '../../curate/select/shuffle.ts'
 
 function wholeNumber(name: string, min: number) {
   return (value: string): number => {
@@ -40,7 +40,7 @@ export function registerSelect(program: Command): void {
     )
     .requiredOption('--candidates <file>', 'the candidates file harvest wrote')
     .requiredOption('--out <dir>', 'the task set folder, e.g. tasks/pilot')
-    .option('--seed <n>', 'the seed of the shuffle (seedrandom; see src/tasks/select/shuffle.ts)', wholeNumber('--seed', 0), DEFAULT_SELECTION_SEED)
+    .option('--seed <n>', 'the seed of the shuffle (seedrandom; see src/curate/select/shuffle.ts)', wholeNumber('--seed', 0), DEFAULT_SELECTION_SEED)
     .option('--count <n>', 'how many tasks to keep', wholeNumber('--count', 1), 20)
     .option('--exclusions <file>', 'the exclusions file (default: <out>/exclusions.json when present)')
     .option('--prompts <dir>', 'the prompts folder (default: <out>/prompts when present)')

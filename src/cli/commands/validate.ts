@@ -4,9 +4,9 @@ import type { Command } from 'commander'
 import { loadExperiments } from '../../experiment/load.ts'
 import { forecastExperiment, type Forecast } from '../../runs/forecast.ts'
 import { prepareLoadedExperiment } from '../../runs/prepare.ts'
-import { checkTasks, type CheckOutcome, type TaskCheck } from '../../runs/validate.ts'
+import { checkTasks, type CheckOutcome, type TaskCheck } from '../../curate/task-check.ts'
 import { loadTaskSet } from '../../tasks/load.ts'
-import { ExitCode } from '../main.ts'
+import { ExitCode } from '../exit-code.ts'
 import { formatTable } from '../../format/table.ts'
 
 function cell(outcome: CheckOutcome): string {

@@ -53,7 +53,7 @@ describe('options', () => {
   test('a misspelt option is an error naming the field', () => {
     expect(() => parseClaudeCodeOptions({ permisionMode: 'x' })).toThrow(SpecError)
     expect(() => parseClaudeCodeOptions({ scriptedModel: { wrongEditRate: 2 } })).toThrow(/agent\.options\.scriptedModel\.wrongEditRate/)
-    expect(() => new ClaudeCodeAgent(claudeSpec({ options: { scriptedModel: { faults: [{ fault: { kind: 'boom' } }] } } }), { experimentDir: '/x' })).toThrow(/agent\.options\.scriptedModel\.faults\[0\]/)
+    expect(() => new ClaudeCodeAgent(claudeSpec({ options: { scriptedModel: { faults: [{ fault: { kind: 'boom' } }] } } }), { experimentDir: '/x' })).toThrow(/agent\.options\.scriptedModel\.faults\.0\b/)
   })
 
   test('the pinned CLI is the npm dependency\'s binary', () => {

@@ -3,9 +3,9 @@ import { readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { ClaudeCodeAgent, SCRIPTED_API_KEY } from '../../../src/agents/claude-code/adapter.ts'
-import { startScriptedModel } from '../../../src/agents/scripted-model/index.ts'
-import { contextHints, initialContext, planSession } from '../../../src/agents/scripted-model/policy.ts'
-import { learnScriptedTask } from '../../../src/agents/scripted-model/task-knowledge.ts'
+import { startScriptedModel } from '../../../src/scripted-model/index.ts'
+import { contextHints, initialContext, planSession } from '../../../src/scripted-model/policy.ts'
+import { learnScriptedTask } from '../../../src/scripted-model/task-knowledge.ts'
 import { claudeSpec, GREET_AFTER, makeSandbox, SONNET_45, type Sandbox } from './session-helpers.ts'
 
 // The real Claude Code CLI (the pinned npm dependency) runs a whole session

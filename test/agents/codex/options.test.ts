@@ -28,7 +28,7 @@ describe('codex options', () => {
   })
 
   it('are checked before any run, naming the field', () => {
-    expect(() => new CodexAgent(spec({ options: { baseURL: 'x' } }))).toThrow(/agent\.options: Unrecognized key: "baseURL"/)
+    expect(() => new CodexAgent(spec({ options: { baseURL: 'x' } }))).toThrow(/agent\.options\.baseURL: unknown field/)
     expect(() => new CodexAgent(spec({ options: { sandbox: 'none' } }))).toThrow(/agent\.options\.sandbox/)
     expect(() => new CodexAgent(AgentSpecSchema.parse({ kind: 'codex' }))).toThrow(SpecError)
     expect(() => new CodexAgent(spec({ model: 'my-finetune' }))).toThrow(/no price.*priceModel/)

@@ -1,0 +1,92 @@
+import { existsSync, statSync } from 'node:fs'
+import path from 'node:path'
+import { InvalidArgumentError } from 'commander'
+import { parseRecordedExperiment, resolveAnalysis, type AnalysisFlags, type RecordedExperiment, type ResolvedAnalysis } from '../../analysis/resolve.ts'
+import { DataError } from '../../errors.ts'
+import type { EarlierSpecRuns } from '../../analysis/settings.ts'
+import type { ChangeLogEntry } from '../../experiment/schema.ts'
+import { readRecordedSpec, specFilePath } from '../../runs/prepare.ts'
+import { knownSpecHashes, recordedChangeLog } from '../../runs/spec-record.ts'
+import type { RecordedRun } from '../../runs/record.ts'
+import { readRuns, runsFilePath } from '../../runs/store.ts'
+
+/**
+ * What `analyze` and `power` both read: the runs file, the spec beside it,
+ * and the flags they share. A file of its own so neither command imports the other.
+ */
+
+/** A path as the user would type it: relative inside the working folder, absolute outside it. */
+function displayPath(file: string): string {
+  const relative = path.relative(process.cwd(), file)
+  return relative === '' || relative.startsWith('..') || path.isAbsolute(relative) ? file : relative
+}
+
+/** A runs file and, when it has one beside it, the experiment its spec.json records. */
+export interface AnalysisInput {
+  readonly runsFile: string
+  /** The runs of the current spec (spec.json's), or every run when there is no spec.json. */
+  readonly records: readonly RecordedRun[]
+  readonly spec: RecordedExperiment | null
+  /** The current spec's hash (null without spec.json). */
+  readonly specSha256: string | null
+  /** The change log spec.json keeps. */
+  readonly changeLog: readonly ChangeLogEntry[]
+  /** Runs under earlier specs spec.json keeps: set aside, never pooled. */
+  readonly earlierSpecs: readonly EarlierSpecRuns[]
+}
+
+/**
+ * Reads what `analyze` and `power` work on: `<folder>/runs.jsonl` or the
+ * given runs file, and spec.json beside it when present. A malformed line is
+ * a `DataError` naming file:line and field; so is a spec.json that does not
+ * describe these runs.
+ */
+export function loadAnalysisInput(target: string): AnalysisInput {
+  const resolved = path.resolve(target)
+  if (!existsSync(resolved)) throw new DataError(`${target}: no such file or folder. Give a runs.jsonl or an experiment's output folder.`)
+  const runsFile = statSync(resolved).isDirectory() ? runsFilePath(resolved) : resolved
+  const shown = displayPath(runsFile)
+  if (!existsSync(runsFile)) throw new DataError(`${shown}: no such file; the folder holds no recorded runs.`)
+  const { records } = readRuns(runsFile)
+  if (records.length === 0) throw new DataError(`${shown}: no runs recorded yet.`)
+  const outDir = path.dirname(runsFile)
+  const recorded = readRecordedSpec(outDir)
+  if (recorded === undefined) return { runsFile: shown, records, spec: null, specSha256: null, changeLog: [], earlierSpecs: [] }
+  const specFile = displayPath(specFilePath(outDir))
+  const spec = parseRecordedExperiment(recorded.manifest?.experiment, specFile)
+  const earlier = new Set(knownSpecHashes(recorded).slice(1))
+  const foreign = records.find((record) => record.specSha256 !== recorded.specSha256 && !earlier.has(record.specSha256))
+  if (foreign !== undefined) {
+    throw new DataError(
+      `${shown}: ${foreign.task} › ${foreign.arm} › seed ${foreign.seed} was recorded under spec ${foreign.specSha256.slice(0, 12)}, ` +
+        `but ${specFile} describes spec ${recorded.specSha256.slice(0, 12)}: the spec beside the runs is not theirs.`,
+    )
+  }
+  // One spec hash is analysed: the current one. Runs of earlier specs are counted, never pooled.
+  const current = records.filter((record) => record.specSha256 === recorded.specSha256)
+  const earlierSpecs = [...earlier]
+    .map((specSha256) => ({ specSha256, runs: records.filter((record) => record.specSha256 === specSha256).length }))
+    .filter((earlierSpec) => earlierSpec.runs > 0)
+  if (current.length === 0) {
+    throw new DataError(
+      `${shown}: no runs recorded yet under the current spec ${recorded.specSha256.slice(0, 12)} ` +
+        `(${records.length} run(s) under earlier specs are kept and never pooled with it). Run the experiment to record its runs.`,
+    )
+  }
+  return { runsFile: shown, records: current, spec, specSha256: recorded.specSha256, changeLog: recordedChangeLog(recorded), earlierSpecs }
+}
+
+/** The settings and plan for a loaded input and command-line flags; the change log and the earlier specs' runs go into the report. */
+export function resolveInput(input: AnalysisInput, flags: AnalysisFlags): ResolvedAnalysis {
+  const resolved = resolveAnalysis(input.records, input.spec, flags, input.runsFile)
+  return { ...resolved, settings: { ...resolved.settings, changeLog: input.changeLog, earlierSpecs: input.earlierSpecs } }
+}
+
+/** A number in (0, 1) for --alpha, --power, --effect. */
+export function probabilityOption(name: string) {
+  return (value: string): number => {
+    const number = Number(value)
+    if (!(number > 0 && number < 1)) throw new InvalidArgumentError(`${name} must be a number between 0 and 1 (exclusive), got "${value}"`)
+    return number
+  }
+}

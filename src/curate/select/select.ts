@@ -1,0 +1,259 @@
+import { createHash } from 'node:crypto'
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { ProblemsError, SpecError } from '../../errors.ts'
+import { openRepository, type OpenRepository } from '../../workspace/repository.ts'
+import { harvestCommit, type CommitHarvest, type HarvestSetup } from '../harvest/candidate.ts'
+import { readCandidatesFile, relativePosix, ruleFromRecord, type Candidate, type LoadedCandidates } from '../harvest/candidates-file.ts'
+import { defaultJobs } from '../harvest/harvest.ts'
+import { mapPool } from '../harvest/pool.ts'
+import { commitRoles } from '../harvest/scan.ts'
+import { listTaskDirs } from '../../tasks/load.ts'
+import { EXCLUSION_REASONS, readExclusions, type Exclusion } from './exclusions.ts'
+import { checkPrompts, readPrompts, type Prompt } from './prompts.ts'
+import { DEFAULT_SELECTION_SEED, walkOrder } from './shuffle.ts'
+import { writeTaskFolder } from './write-task.ts'
+
+/** Everything `select` needs. */
+export interface SelectOptions {
+  /** The candidates file `harvest` wrote. */
+  readonly candidates: string
+  /** The task set folder the task folders go to. */
+  readonly out: string
+  /** The draw's seed (default 20261014, the pre-registered one). */
+  readonly seed?: number
+  /** How many tasks to keep (default 20). */
+  readonly count?: number
+  /** `exclusions.json` (default: the set folder's, when it has one). */
+  readonly exclusions?: string
+  /** The prompts folder (default: the set folder's `prompts/`, when it has one). */
+  readonly prompts?: string
+  /** Candidates harvested a second time at once (default: the number of CPUs, at most 4). */
+  readonly jobs?: number
+  /** Limit for each run of the test command (default 5 minutes). */
+  readonly timeoutMs?: number
+  /** Remove task folders already in `out` instead of refusing. */
+  readonly replace?: boolean
+  readonly progress?: (line: string) => void
+  readonly signal?: AbortSignal
+}
+
+/** What happened to one candidate in the walk. */
+export interface WalkEntry {
+  readonly fix: string
+  readonly subject: string
+  /** excluded: in exclusions.json; flaky: the second harvest disagreed; selected: became a task; not reached: the draw was full before it. */
+  readonly status: 'excluded' | 'flaky' | 'selected' | 'not reached'
+  readonly reason?: string
+  /** The task folder, for a selected candidate. */
+  readonly task?: string
+}
+
+/** The record of a draw, written to `<set>/selection.json`. */
+export interface Selection {
+  readonly seed: number
+  readonly count: number
+  /** The candidates file, relative to the set folder, and its SHA-256. */
+  readonly candidates: string
+  readonly candidatesSha256: string
+  readonly exclusions: string | null
+  /** Every candidate in walk order. */
+  readonly walk: WalkEntry[]
+  /** The task folders written, in order. */
+  readonly tasks: string[]
+}
+
+async function exists(file: string): Promise<boolean> {
+  return stat(file).then(() => true, () => false)
+}
+
+/** The parts of a draw that need no tests run: the candidates, exclusions, prompts and walk order. */
+export interface DrawPlan {
+  readonly loaded: LoadedCandidates
+  readonly seed: number
+  readonly exclusionsFile: string | null
+  readonly exclusions: Map<string, Exclusion>
+  readonly prompts: Map<string, Prompt>
+  /** The candidates in walk order. */
+  readonly order: Candidate[]
+}
+
+/**
+ * Reads the candidates, exclusions and prompts, refuses prompts that name a
+ * gold file, and computes the seeded walk order. Cheap: `select --plan` prints
+ * it so prompts can be written for the candidates the walk will reach.
+ */
+export async function planDraw(options: Pick<SelectOptions, 'candidates' | 'out' | 'seed' | 'exclusions' | 'prompts'>): Promise<DrawPlan> {
+  const loaded = await readCandidatesFile(options.candidates)
+  const fixes = loaded.data.candidates.map((candidate) => candidate.fix)
+  const seed = options.seed ?? DEFAULT_SELECTION_SEED
+  if (!Number.isSafeInteger(seed)) throw new SpecError(`--seed: must be a whole number, got ${options.seed}`)
+  const exclusionsFile = options.exclusions ?? ((await exists(path.join(options.out, 'exclusions.json'))) ? path.join(options.out, 'exclusions.json') : null)
+  const exclusions = exclusionsFile === null ? new Map<string, Exclusion>() : await readExclusions(exclusionsFile, fixes)
+  const promptsDir = options.prompts ?? ((await exists(path.join(options.out, 'prompts'))) ? path.join(options.out, 'prompts') : null)
+  if (promptsDir !== null && !(await exists(promptsDir))) {
+    throw new ProblemsError('The prompts cannot be read:', [{ file: promptsDir, message: 'no such folder: write one <commit>.md per candidate there' }])
+  }
+  const prompts = promptsDir === null ? new Map<string, Prompt>() : await readPrompts(promptsDir, fixes)
+  const goldFiles = new Map(loaded.data.candidates.map((candidate) => [candidate.fix, candidate.gold_files]))
+  checkPrompts(prompts.values(), (fix) => goldFiles.get(fix) ?? [])
+  return { loaded, seed, exclusionsFile, exclusions, prompts, order: walkOrder(loaded.data.candidates, seed) }
+}
+
+/** Why a second harvest disagrees with the first, or null when it gives the same oracle. */
+export function flakyReason(first: Candidate, second: CommitHarvest): string | null {
+  if (second.kind === 'dropped') return `the second harvest dropped it: ${second.reason}`
+  const differences: string[] = []
+  const same = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((id, i) => id === b[i])
+  if (!same(first.FAIL_TO_PASS, second.candidate.FAIL_TO_PASS)) {
+    differences.push(`FAIL_TO_PASS was [${first.FAIL_TO_PASS.join(', ')}], now [${second.candidate.FAIL_TO_PASS.join(', ')}]`)
+  }
+  if (!same(first.PASS_TO_PASS, second.candidate.PASS_TO_PASS)) {
+    differences.push(`PASS_TO_PASS was [${first.PASS_TO_PASS.join(', ')}], now [${second.candidate.PASS_TO_PASS.join(', ')}]`)
+  }
+  return differences.length === 0 ? null : `the second harvest gave a different oracle: ${differences.join('; ')}`
+}
+
+/**
+ * Draws a task set: walks the candidates in the seeded order, skips those in
+ * `exclusions.json`, harvests every other one a second time and rejects it as
+ * flaky when the oracle comes out different, keeps the first `count`, and
+ * writes one task folder each with its prompt as `task.md`. Refuses (before
+ * running anything) prompts that name a gold file, and (before writing
+ * anything) when a selected candidate has no prompt. Writes
+ * `<set>/selection.json` recording the whole walk.
+ */
+export async function select(options: SelectOptions): Promise<Selection> {
+  const progress = options.progress ?? (() => undefined)
+  const out = path.resolve(options.out)
+  const count = options.count ?? 20
+  if (!Number.isInteger(count) || count < 1) throw new SpecError(`--count: must be a whole number of at least 1, got ${options.count}`)
+  const plan = await planDraw({ ...options, out })
+  const existing = (await exists(out)) ? await listTaskDirs(out) : []
+  if (existing.length > 0 && options.replace !== true) {
+    throw new SpecError(
+      `${options.out} already holds ${existing.length} task folder(s) (${existing.map((dir) => path.basename(dir)).join(', ')}): ` +
+        'remove them, or pass --replace to have select remove them',
+    )
+  }
+  const { loaded, order, exclusions } = plan
+  const rule = ruleFromRecord(loaded.data.rule)
+  progress(`walk order (seed ${plan.seed}): ${order.length} candidate(s), ${exclusions.size} excluded; keeping ${count}`)
+
+  const repository = await openRepository(loaded.repo)
+  const workDir = await mkdtemp(path.join(os.tmpdir(), 'task-outcome-select-'))
+  try {
+    const setup: HarvestSetup = {
+      repo: loaded.repo,
+      repository,
+      rule,
+      testCommand: loaded.data.test_command,
+      timeoutMs: options.timeoutMs ?? 300_000,
+      workDir,
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    }
+    const walk = await walkCandidates(order, exclusions, count, options.jobs ?? defaultJobs(), setup, repository, progress)
+    const selected = walk.filter((entry) => entry.status === 'selected')
+    if (selected.length < count) progress(`only ${selected.length} of the ${count} requested candidate(s) remain after exclusions and the flaky check`)
+
+    const missing = selected.filter((entry) => !plan.prompts.has(entry.fix))
+    if (missing.length > 0) {
+      throw new ProblemsError(
+        `${missing.length} selected candidate(s) have no prompt; write them (symptom only) and run select again:`,
+        missing.map((entry) => ({ file: path.join(options.prompts ?? path.join(options.out, 'prompts'), `${entry.fix.slice(0, 12)}.md`), message: `missing: "${entry.subject}"` })),
+      )
+    }
+
+    for (const dir of existing) await rm(dir, { recursive: true, force: true })
+    await mkdir(out, { recursive: true })
+    const byFix = new Map(loaded.data.candidates.map((candidate) => [candidate.fix, candidate]))
+    const tasks: string[] = []
+    const finalWalk: WalkEntry[] = []
+    for (const entry of walk) {
+      if (entry.status !== 'selected') {
+        finalWalk.push(entry)
+        continue
+      }
+      const name = await writeTaskFolder({
+        setDir: out,
+        index: tasks.length + 1,
+        candidate: byFix.get(entry.fix)!,
+        prompt: plan.prompts.get(entry.fix)!.text,
+        repo: loaded.repo,
+        repository,
+        rule,
+        testCommand: loaded.data.test_command,
+      })
+      tasks.push(name)
+      finalWalk.push({ ...entry, task: name })
+    }
+    const selection: Selection = {
+      seed: plan.seed,
+      count,
+      candidates: relativePosix(out, loaded.file),
+      candidatesSha256: createHash('sha256').update(await readFile(loaded.file)).digest('hex'),
+      exclusions: plan.exclusionsFile === null ? null : relativePosix(out, path.resolve(plan.exclusionsFile)),
+      walk: finalWalk,
+      tasks,
+    }
+    await writeFile(path.join(out, 'selection.json'), `${JSON.stringify(selection, null, 2)}\n`)
+    progress(`${tasks.length} task folder(s) written to ${options.out}`)
+    return selection
+  } finally {
+    await rm(workDir, { recursive: true, force: true })
+    await repository.dispose()
+  }
+}
+
+/**
+ * The walk: in order, excluded candidates are skipped and the others are
+ * harvested again, `jobs` at a time, until `count` have the same oracle twice.
+ */
+async function walkCandidates(
+  order: readonly Candidate[],
+  exclusions: ReadonlyMap<string, Exclusion>,
+  count: number,
+  jobs: number,
+  setup: HarvestSetup,
+  repository: OpenRepository,
+  progress: (line: string) => void,
+): Promise<WalkEntry[]> {
+  const walk: WalkEntry[] = []
+  let selected = 0
+  let position = 0
+  const label = (candidate: Candidate) => `[${String(walk.length + 1).padStart(String(order.length).length)}] ${candidate.fix.slice(0, 10)} ${candidate.subject}`
+  while (position < order.length && selected < count) {
+    // The next window: excluded candidates up to `jobs` ones to harvest again.
+    const window: Candidate[] = []
+    let end = position
+    while (end < order.length && window.filter((c) => !exclusions.has(c.fix)).length < jobs) window.push(order[end++]!)
+    const toHarvest = window.filter((candidate) => !exclusions.has(candidate.fix))
+    const seconds = await mapPool(toHarvest, jobs, async (candidate) => {
+      const roles = await commitRoles(repository.git, candidate.base, candidate.fix, setup.rule)
+      return harvestCommit(setup, { fix: candidate.fix, base: candidate.base, date: candidate.date, subject: candidate.subject, roles })
+    })
+    const secondOf = new Map(toHarvest.map((candidate, i) => [candidate.fix, seconds[i]!]))
+    for (const candidate of window) {
+      if (selected >= count) break
+      const exclusion = exclusions.get(candidate.fix)
+      if (exclusion !== undefined) {
+        progress(`${label(candidate)} → excluded (${exclusion.reason}): ${exclusion.why}`)
+        walk.push({ fix: candidate.fix, subject: candidate.subject, status: 'excluded', reason: `(${exclusion.reason}) ${EXCLUSION_REASONS[exclusion.reason]}: ${exclusion.why}` })
+        continue
+      }
+      const flaky = flakyReason(candidate, secondOf.get(candidate.fix)!)
+      if (flaky !== null) {
+        progress(`${label(candidate)} → rejected as flaky: ${flaky}`)
+        walk.push({ fix: candidate.fix, subject: candidate.subject, status: 'flaky', reason: flaky })
+        continue
+      }
+      selected++
+      progress(`${label(candidate)} → same oracle twice: task ${selected}`)
+      walk.push({ fix: candidate.fix, subject: candidate.subject, status: 'selected' })
+    }
+    position = end
+  }
+  for (const candidate of order.slice(walk.length)) walk.push({ fix: candidate.fix, subject: candidate.subject, status: 'not reached' })
+  return walk
+}

@@ -1,0 +1,96 @@
+import { mkdir, mkdtemp, rm } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { GoldAgent } from '../agents/builtin/gold.ts'
+import { NoopAgent } from '../agents/builtin/noop.ts'
+import type { Agent } from '../agents/types.ts'
+import { TaskOutcomeError } from '../errors.ts'
+import { judge } from '../oracle/index.ts'
+import type { Task } from '../tasks/task.ts'
+import { buildAgentEnv } from '../workspace/env.ts'
+import { createWorkspace, defaultWorkspaceRoot } from '../workspace/index.ts'
+
+/** What one built-in agent left on one task, as the oracle judged it. */
+export type CheckOutcome = { readonly solved: boolean } | { readonly error: string }
+
+/** The gold/noop check of one task (SWE-bench's gold and empty-patch check). */
+export interface TaskCheck {
+  readonly task: string
+  readonly gold: CheckOutcome
+  readonly noop: CheckOutcome
+  /** Valid when gold solves it and noop does not. */
+  readonly valid: boolean
+  /** Why the task is invalid, in words, when it is. */
+  readonly problem: string | null
+}
+
+/** Runs one agent on a fresh workspace of the task and asks the oracle. */
+async function trial(task: Task, agent: Agent, timeoutMs: number): Promise<CheckOutcome> {
+  const root = defaultWorkspaceRoot()
+  await mkdir(root, { recursive: true })
+  const scratch = await mkdtemp(path.join(root, 'validate-'))
+  const workspace = await createWorkspace(task, root)
+  try {
+    await workspace.snapshot()
+    const env = buildAgentEnv({ host: process.env, pass: [], set: {}, armEnv: {}, armPath: [], cleanPath: [], home: scratch })
+    await agent.run({
+      task,
+      workspace: workspace.dir,
+      prompt: task.prompt,
+      env,
+      budgetUsd: 0,
+      timeoutMs,
+      transcriptPath: path.join(scratch, 'transcript.jsonl'),
+      expectedHooks: [],
+      arm: agent.kind,
+      seed: 1,
+    })
+    const judgement = await judge(task, workspace, { timeoutMs, scratchDir: scratch })
+    return { solved: judgement.solved }
+  } catch (error) {
+    if (error instanceof TaskOutcomeError) return { error: error.message }
+    throw error
+  } finally {
+    await workspace.dispose()
+    await rm(scratch, { recursive: true, force: true })
+  }
+}
+
+function describe(outcome: CheckOutcome, expectSolved: boolean, agent: string): string | null {
+  if ('error' in outcome) return `${agent} could not be checked: ${outcome.error}`
+  if (outcome.solved === expectSolved) return null
+  return expectSolved
+    ? `${agent}: the reference solution does not solve it (fix solution/ or the oracle)`
+    : `${agent}: the oracle already passes on the untouched starting point, so the task tests nothing`
+}
+
+/** Checks one task: gold must solve it, noop must not. */
+export async function checkTask(task: Task, timeoutMs: number): Promise<TaskCheck> {
+  const gold = await trial(task, new GoldAgent(), timeoutMs)
+  const noop = await trial(task, new NoopAgent(), timeoutMs)
+  const problems = [describe(gold, true, 'gold'), describe(noop, false, 'noop')].filter((p): p is string => p !== null)
+  return { task: task.id, gold, noop, valid: problems.length === 0, problem: problems.length === 0 ? null : problems.join('; ') }
+}
+
+/**
+ * Checks every task of a set, a few at a time; `onChecked` reports progress.
+ * Results come back in task order.
+ */
+export async function checkTasks(
+  tasks: readonly Task[],
+  options: { timeoutMs: number; concurrency?: number; onChecked?: (check: TaskCheck, done: number, total: number) => void },
+): Promise<TaskCheck[]> {
+  const results: TaskCheck[] = new Array(tasks.length)
+  let next = 0
+  let done = 0
+  const worker = async (): Promise<void> => {
+    while (next < tasks.length) {
+      const index = next++
+      results[index] = await checkTask(tasks[index]!, options.timeoutMs)
+      options.onChecked?.(results[index]!, ++done, tasks.length)
+    }
+  }
+  const concurrency = Math.max(1, Math.min(options.concurrency ?? os.availableParallelism(), tasks.length))
+  await Promise.all(Array.from({ length: concurrency }, worker))
+  return results
+}

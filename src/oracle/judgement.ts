@@ -1,0 +1,21 @@
+import type { OracleResult } from './result.ts'
+
+/**
+ * What the oracle decided about a run, and what it saw: solved or not, with
+ * the evidence. (Not a "verdict": that word is the decision rule's answer.)
+ */
+export interface OracleJudgement {
+  readonly solved: boolean
+  readonly oracle: OracleResult
+  /** The oracle's own output, kept beside the record. */
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** What every oracle needs besides the task and the workspace. */
+export interface OracleOptions {
+  readonly timeoutMs: number
+  /** A scratch folder the oracle may use (a clean copy for git-fix tasks). */
+  readonly scratchDir: string
+  readonly signal?: AbortSignal
+}

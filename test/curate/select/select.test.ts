@@ -1,0 +1,163 @@
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ProblemsError, SpecError } from '../../../src/errors.ts'
+import { harvest } from '../../../src/curate/harvest/harvest.ts'
+import { buildRule } from '../../../src/curate/harvest/rule.ts'
+import type { CandidatesFile } from '../../../src/curate/harvest/candidates-file.ts'
+import { loadTaskSet } from '../../../src/tasks/load.ts'
+import { select } from '../../../src/curate/select/select.ts'
+import { removeTemplate } from '../../../src/workspace/template.ts'
+import { buildRepo, NODE_TEST_COMMAND } from '../../helpers/throwaway.ts'
+
+// A throwaway repository tested by the real `node --test`, with two fixes: one whose tests are stable, and one
+// whose test file holds a flaky test (it fails on exactly the third run of its file, counted in a file outside
+// the repository): the first harvest sees it pass before and after the fix (PASS_TO_PASS), the second harvest
+// sees it fail before and pass after (FAIL_TO_PASS), so select must reject that candidate as flaky.
+const HEAD = "import { test } from 'node:test'\nimport assert from 'node:assert/strict'\n"
+
+let scratch: string
+let repo: { dir: string; commits: string[] }
+let candidatesFile: string
+let candidates: CandidatesFile
+let stable: string
+let flaky: string
+
+beforeAll(async () => {
+  scratch = await mkdtemp(path.join(os.tmpdir(), 'select-test-'))
+  const counter = path.join(scratch, 'runs.txt')
+  const flakyTest =
+    `import { readFileSync, writeFileSync } from 'node:fs'\nimport { lower } from '../src/lower.js'\n${HEAD}` +
+    `let runs = 0\ntry { runs = Number(readFileSync(${JSON.stringify(counter)}, 'utf8')) } catch {}\n` +
+    `writeFileSync(${JSON.stringify(counter)}, String(runs + 1))\n` +
+    `test('sometimes', () => assert.notEqual(runs + 1, 3))\n` +
+    `test('lowers', () => assert.equal(lower('AB'), 'ab'))\n`
+  repo = await buildRepo(
+    [
+      {
+        subject: 'Initial',
+        files: {
+          'package.json': '{"type":"module"}\n',
+          'src/upper.js': 'export const upper = (s) => s\n',
+          'src/lower.js': 'export const lower = (s) => s\n',
+          'test/upper.test.js': `import { upper } from '../src/upper.js'\n${HEAD}test('keeps empty', () => assert.equal(upper(''), ''))\n`,
+          'test/lower.test.js': `import { lower } from '../src/lower.js'\n${HEAD}test('keeps empty lower', () => assert.equal(lower(''), ''))\n`,
+        },
+      },
+      {
+        subject: 'fix: upper leaves text as it was',
+        files: {
+          'src/upper.js': 'export const upper = (s) => s.toUpperCase()\n',
+          'test/upper.test.js': `import { upper } from '../src/upper.js'\n${HEAD}test('keeps empty', () => assert.equal(upper(''), ''))\ntest('uppers', () => assert.equal(upper('ab'), 'AB'))\n`,
+        },
+      },
+      { subject: 'fix: lower leaves text as it was', files: { 'src/lower.js': 'export const lower = (s) => s.toLowerCase()\n', 'test/lower.test.js': flakyTest } },
+    ],
+    'select-repo-',
+  )
+  ;[, stable, flaky] = repo.commits as [string, string, string]
+  candidatesFile = path.join(scratch, 'candidates.json')
+  candidates = await harvest({
+    repo: repo.dir,
+    rule: buildRule({ source: ['src/**/*.js'], tests: ['test/**/*.test.js'] }),
+    testCommand: NODE_TEST_COMMAND,
+    out: candidatesFile,
+    jobs: 1,
+  })
+  await mkdir(path.join(scratch, 'prompts'))
+  await writeFile(path.join(scratch, 'prompts', `${stable.slice(0, 8)}-upper.md`), 'Turning text into capitals gives it back unchanged.\n')
+  await writeFile(path.join(scratch, 'prompts', `${flaky.slice(0, 8)}.md`), 'Turning text into small letters gives it back unchanged.\n')
+})
+
+afterAll(async () => {
+  for (const candidate of candidates.candidates) await removeTemplate(repo.dir, candidate.base)
+  await rm(repo.dir, { recursive: true, force: true })
+  await rm(scratch, { recursive: true, force: true })
+})
+
+describe('select', () => {
+  it('starts from a first harvest in which the flaky test looked like PASS_TO_PASS', () => {
+    expect(candidates.candidates.map((c) => c.fix)).toEqual([stable, flaky])
+    expect(candidates.candidates[1]!.FAIL_TO_PASS).toEqual(['lowers'])
+    expect(candidates.candidates[1]!.PASS_TO_PASS).toEqual(['sometimes'])
+  })
+
+  it('rejects the flaky candidate on its second harvest, keeps the stable one, and writes DESIGN\'s task folder', async () => {
+    const out = path.join(scratch, 'set')
+    const lines: string[] = []
+    const selection = await select({ candidates: candidatesFile, out, prompts: path.join(scratch, 'prompts'), count: 2, jobs: 1, progress: (line) => lines.push(line) })
+
+    const flakyEntry = selection.walk.find((entry) => entry.fix === flaky)
+    expect(flakyEntry?.status).toBe('flaky')
+    expect(flakyEntry?.reason).toContain('FAIL_TO_PASS was [lowers], now [lowers, sometimes]')
+    expect(selection.tasks).toEqual(['001-upper-leaves-text-as-it-was'])
+    expect(lines.some((line) => line.includes('only 1 of the 2 requested'))).toBe(true)
+
+    const dir = path.join(out, '001-upper-leaves-text-as-it-was')
+    expect((await readdir(dir, { recursive: true })).sort()).toEqual(
+      ['README.md', 'metadata.json', 'oracle', 'oracle/test', 'oracle/test/upper.test.js', 'solution', 'solution/gold.patch', 'task.md'].sort(),
+    )
+    expect(await readFile(path.join(dir, 'task.md'), 'utf8')).toBe('Turning text into capitals gives it back unchanged.\n')
+    expect(await readFile(path.join(dir, 'oracle/test/upper.test.js'), 'utf8')).toContain("test('uppers'")
+    expect(await readFile(path.join(dir, 'solution/gold.patch'), 'utf8')).toContain('+export const upper = (s) => s.toUpperCase()')
+
+    const [task] = await loadTaskSet(out)
+    expect(task?.kind).toBe('git-fix')
+    if (task?.kind !== 'git-fix') return
+    expect(task.repo).toBe(repo.dir)
+    expect(task.metadata).toMatchObject({
+      id: '001', slug: 'upper-leaves-text-as-it-was', base: repo.commits[0], fix: stable,
+      gold_files: ['src/upper.js'], test_files: ['test/upper.test.js'], FAIL_TO_PASS: ['uppers'], PASS_TO_PASS: ['keeps empty'],
+      test_command: NODE_TEST_COMMAND, test_globs: ['test/**/*.test.js'],
+    })
+    expect(JSON.parse(await readFile(path.join(out, 'selection.json'), 'utf8'))).toEqual(selection)
+  })
+
+  it('refuses to write over task folders already there unless told to replace them', async () => {
+    const out = path.join(scratch, 'set')
+    await expect(select({ candidates: candidatesFile, out, prompts: path.join(scratch, 'prompts'), count: 1 })).rejects.toThrow(
+      /already holds 1 task folder\(s\) \(001-upper-leaves-text-as-it-was\): remove them, or pass --replace/,
+    )
+  })
+
+  it('refuses, before writing anything, when a selected candidate has no prompt', async () => {
+    const out = path.join(scratch, 'no-prompts')
+    const error = await select({ candidates: candidatesFile, out, prompts: path.join(scratch, 'empty-prompts'), count: 1 }).catch((e: unknown) => e)
+    expect((error as ProblemsError).problems).toEqual([{ file: path.join(scratch, 'empty-prompts'), message: 'no such folder: write one <commit>.md per candidate there' }])
+    await mkdir(path.join(scratch, 'empty-prompts'))
+    const missing = await select({ candidates: candidatesFile, out, prompts: path.join(scratch, 'empty-prompts'), count: 1 }).catch((e: unknown) => e)
+    expect(missing).toBeInstanceOf(ProblemsError)
+    expect((missing as ProblemsError).message).toMatch(new RegExp(`empty-prompts/${stable.slice(0, 12)}\\.md: missing: "fix: upper leaves text as it was"`))
+    await expect(readdir(out)).rejects.toThrow()
+  })
+
+  it('refuses a prompt that names a gold file, saying which prompt, line and name, before harvesting anything', async () => {
+    const prompts = path.join(scratch, 'naming-prompts')
+    await mkdir(prompts)
+    await writeFile(path.join(prompts, `${stable.slice(0, 10)}.md`), 'Capitals do not work.\nSee the upper module.\n')
+    const error = await select({ candidates: candidatesFile, out: path.join(scratch, 'refused'), prompts, count: 1 }).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(ProblemsError)
+    expect((error as ProblemsError).problems).toEqual([
+      { file: path.join(prompts, `${stable.slice(0, 10)}.md`), field: 'line 2', message: 'names the gold file src/upper.js by its module name "upper": describe the symptom a user sees instead' },
+    ])
+  })
+
+  it('skips excluded candidates, recording the reason', async () => {
+    const exclusions = path.join(scratch, 'exclusions.json')
+    await writeFile(exclusions, JSON.stringify({ exclusions: [{ commit: flaky.slice(0, 9), reason: 'c', why: 'stands in for a test that needs a name the fix adds' }] }))
+    const out = path.join(scratch, 'excluded')
+    const selection = await select({ candidates: candidatesFile, out, prompts: path.join(scratch, 'prompts'), exclusions, count: 2, jobs: 1 })
+    expect(selection.walk.find((entry) => entry.fix === flaky)).toMatchObject({
+      status: 'excluded',
+      reason: expect.stringMatching(/^\(c\) the FAIL_TO_PASS tests depend on something a symptom can't reach.*: stands in for a test/),
+    })
+    expect(selection.tasks).toEqual(['001-upper-leaves-text-as-it-was'])
+    expect(selection.exclusions).toBe('../exclusions.json')
+  })
+
+  it('names the option that is wrong', async () => {
+    await expect(select({ candidates: candidatesFile, out: path.join(scratch, 'x'), count: 0 })).rejects.toThrow(SpecError)
+    await expect(select({ candidates: path.join(scratch, 'nope.json'), out: path.join(scratch, 'x') })).rejects.toThrow(/no such file: run `task-outcome harvest --out` first/)
+  })
+})

@@ -1,0 +1,173 @@
+import { execFileSync } from 'node:child_process'
+import { chmod, mkdir, mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { execa } from 'execa'
+import { beforeAll, describe, expect, test } from 'vitest'
+import { AGENT_PACKAGES } from '../../src/agents/packages.ts'
+import { repoRoot, writeFolderTasks } from '../helpers/experiment-fixture.ts'
+
+// task-outcome as a user gets it: `npm pack` (which builds dist/), the tarball installed into a fresh
+// CommonJS project (no "type" field) from npm's cache, no optional peer installed, and Vitest configs of
+// every module kind importing the package by name. The experiments are real: the `command` agent, two
+// folder tasks, two arms, the oracle, runs.jsonl and the verdict.
+
+let project: string
+
+/** Two folder tasks: solved when answer.txt holds 42. */
+const TASKS = ['001-first', '002-second'].map((id) => ({
+  id,
+  prompt: 'The answer in answer.txt is wrong: it should be 42.\n',
+  starting: { 'answer.txt': '0\n' },
+  verify: '[ "$(cat answer.txt)" = 42 ]',
+  solve: 'echo 42 > answer.txt',
+}))
+
+/** The `command` agent: the `fixer` arm writes the answer and costs less, `baseline` changes nothing. */
+const AGENT = `#!/usr/bin/env node
+import { writeFileSync } from 'node:fs'
+for await (const _chunk of process.stdin);
+const fixer = process.env.TASK_OUTCOME_ARM === 'fixer'
+if (fixer) writeFileSync('answer.txt', '42\\n')
+console.log(JSON.stringify({ status: 'completed', costUsd: fixer ? 0.01 : 0.02, turns: 1 }))
+`
+
+function experimentSource(name: string, agent: string): string {
+  return `import { defineExperiment } from 'task-outcome'
+
+export default defineExperiment({
+  name: '${name}',
+  stage: 'example',
+  tasks: '.',
+  agent: ${agent},
+  arms: { baseline: {}, fixer: {} },
+  control: 'baseline',
+  seeds: 1,
+  budgetUsd: 0.1,
+  timeoutSeconds: 30,
+  oracleTimeoutSeconds: 30,
+  retries: { attempts: 1, backoffSeconds: 0 },
+  maxWorkers: 1,
+})
+`
+}
+
+/** The configs, one per module kind: each names its own experiment file (and so its own output folder). */
+const CONFIGS: Record<string, (experiment: string) => string> = {
+  'vitest.config.mjs': (experiment) => `import { defineConfig } from 'vitest/config'
+import { experimentProject, TaskOutcomeReporter } from 'task-outcome'
+
+export default defineConfig(async () => ({
+  test: { reporters: ['default', new TaskOutcomeReporter()], projects: [await experimentProject('${experiment}')] },
+}))
+`,
+  'vitest.config.cjs': (experiment) => `const { defineConfig } = require('vitest/config')
+const { experimentProject, TaskOutcomeReporter } = require('task-outcome')
+
+module.exports = defineConfig(async () => ({
+  test: { reporters: ['default', new TaskOutcomeReporter()], projects: [await experimentProject('${experiment}')] },
+}))
+`,
+  'vitest.config.ts': (experiment) => `import { defineConfig } from 'vitest/config'
+import { experimentProject } from 'task-outcome'
+import TaskOutcomeReporter from 'task-outcome/reporter'
+
+export default defineConfig(async () => ({
+  test: { reporters: ['default', new TaskOutcomeReporter()], projects: [await experimentProject('${experiment}')] },
+}))
+`,
+}
+
+async function megabytes(dir: string): Promise<number> {
+  const output = execFileSync('du', ['-sk', dir], { encoding: 'utf8' })
+  return Number(output.split('\t')[0]) / 1024
+}
+
+/** Installs the tarball from npm's cache; only metadata the cache lacks is asked of the registry. */
+async function installTarball(dir: string, tarball: string): Promise<string> {
+  const common = ['install', '--no-audit', '--no-fund', '--no-save', tarball]
+  const offline = await execa('npm', ['--offline', ...common], { cwd: dir, reject: false, all: true })
+  if (offline.exitCode === 0) return 'offline (tarball and npm cache only)'
+  const preferOffline = await execa('npm', ['--prefer-offline', ...common], { cwd: dir, reject: false, all: true })
+  if (preferOffline.exitCode !== 0) throw new Error(`npm install of ${tarball} failed:\n${offline.all}\n${preferOffline.all}`)
+  return 'prefer-offline (npm cache first; metadata missing from it came from the registry)'
+}
+
+function vitest(config: string) {
+  return execa(path.join(project, 'node_modules', '.bin', 'vitest'), ['run', '--config', config], {
+    cwd: project,
+    env: { NO_COLOR: '1', CI: '1' },
+    reject: false,
+    all: true,
+  })
+}
+
+beforeAll(async () => {
+  const scratch = await mkdtemp(path.join(os.tmpdir(), 'task-outcome-package-'))
+  const packed = await execa('npm', ['pack', '--silent', '--pack-destination', scratch], { cwd: repoRoot, all: true })
+  const tarball = path.join(scratch, packed.stdout.trim().split('\n').at(-1)!)
+  project = path.join(scratch, 'project')
+  await mkdir(project)
+  await writeFile(path.join(project, 'package.json'), JSON.stringify({ name: 'user-project', version: '1.0.0', private: true }, null, 2))
+  const how = await installTarball(project, tarball)
+  // Measured, not asserted on a timer: the size a user's node_modules grows by, with no optional peer.
+  console.log(`task-outcome installed ${how}: node_modules is ${(await megabytes(path.join(project, 'node_modules'))).toFixed(1)} MB`)
+
+  const setDir = path.join(project, 'tasks', 'pilot')
+  await writeFolderTasks(setDir, TASKS)
+  await writeFile(path.join(setDir, 'agent.mjs'), AGENT)
+  await chmod(path.join(setDir, 'agent.mjs'), 0o755)
+  for (const config of Object.keys(CONFIGS)) {
+    const name = `pilot-${path.extname(config).slice(1)}`
+    await writeFile(path.join(setDir, `${name}.ts`), experimentSource(name, `{ kind: 'command', bin: './agent.mjs' }`))
+    await writeFile(path.join(project, config), CONFIGS[config]!(`tasks/pilot/${name}.ts`))
+  }
+  await writeFile(path.join(setDir, 'claude.ts'), experimentSource('claude', `{ kind: 'claude-code', model: 'claude-sonnet-4-5' }`))
+  await writeFile(path.join(project, 'vitest.claude.mjs'), CONFIGS['vitest.config.mjs']!('tasks/pilot/claude.ts'))
+}, 600_000)
+
+describe('the packed package, installed into a fresh CommonJS project', () => {
+  test('holds the built code and none of the repository’s tests, tasks or samples', async () => {
+    const installed = path.join(project, 'node_modules', 'task-outcome')
+    expect((await readdir(installed)).sort()).toEqual(expect.arrayContaining(['bin', 'dist', 'package.json']))
+    for (const absent of ['src', 'test', 'tasks', 'samples', 'bench']) expect(await readdir(installed)).not.toContain(absent)
+    expect(await readdir(path.join(installed, 'dist', 'src', 'agents', 'cursor'))).toContain('runner.mjs')
+  })
+
+  test('installs no agent CLI: they are optional peers', async () => {
+    const modules = await readdir(path.join(project, 'node_modules'))
+    for (const { name } of Object.values(AGENT_PACKAGES)) expect(modules).not.toContain(name.split('/')[0])
+  })
+
+  test.each(Object.keys(CONFIGS))('%s runs a two-arm experiment over two folder tasks: runs.jsonl and the verdict', async (config) => {
+    const name = `pilot-${path.extname(config).slice(1)}`
+    const run = await vitest(config)
+    expect(run.exitCode, run.all).toBe(0)
+    const outDir = path.join(project, 'bench', 'task_outcome', name)
+    const records = (await readFile(path.join(outDir, 'runs.jsonl'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>)
+    expect(records.map((record) => `${record.task} ${record.arm} ${record.outcome}`).sort()).toEqual([
+      '001-first baseline unsolved',
+      '001-first fixer solved',
+      '002-second baseline unsolved',
+      '002-second fixer solved',
+    ])
+    const report = JSON.parse(await readFile(path.join(outDir, 'report.json'), 'utf8')) as { decision: { verdict: string } }
+    // Two tasks cannot reach p < 0.05 with an exact test, so the rule says "not supported" whatever the effect.
+    expect(report.decision.verdict).toBe('not supported')
+    expect(run.all).toContain('verdict: not supported')
+  })
+
+  test('the task-outcome command runs the built CLI', async () => {
+    const help = await execa(path.join(project, 'node_modules', '.bin', 'task-outcome'), ['--help'], { cwd: project, reject: false, all: true })
+    expect(help.exitCode, help.all).toBe(0)
+    expect(help.all).toMatch(/validate/)
+  })
+
+  test('an experiment whose agent CLI is not installed stops before any run, naming the package@version to install', async () => {
+    const run = await vitest('vitest.claude.mjs')
+    expect(run.exitCode).toBe(1)
+    const { name, version } = AGENT_PACKAGES['claude-code']
+    expect(run.all).toContain(`agent "claude-code" needs ${name}, which is not installed: npm install --save-dev ${name}@${version}`)
+    await expect(readdir(path.join(project, 'bench', 'task_outcome', 'claude'))).rejects.toThrow(/ENOENT/)
+  })
+})
