@@ -469,8 +469,10 @@ function earlierSpecCounts(records: readonly RecordedRun[], current: string): { 
 /** True when a reporter prints its document to stdout (junit or json without an output file): our lines then go to stderr. */
 function printsDocumentToStdout(vitest: Vitest): boolean {
   const outputFile = (vitest.config as unknown as { outputFile?: string | Record<string, string> }).outputFile
-  const reporters = vitest.config.reporters as unknown as Array<[unknown, Record<string, unknown> | undefined]>
-  return reporters.some(([reference, options]) => {
+  const reporters = vitest.config.reporters as unknown as unknown[]
+  return reporters.some((entry) => {
+    if (!Array.isArray(entry)) return false
+    const [reference, options] = entry as [unknown, Record<string, unknown> | undefined]
     if (typeof reference !== 'string' || !STDOUT_DOCUMENTS.has(reference)) return false
     if (typeof options?.outputFile === 'string') return false
     if (typeof outputFile === 'string') return false

@@ -29,7 +29,8 @@ export function attachReporter(vitest: Vitest): void {
   const holder = vitest as unknown as Record<symbol, unknown>
   if (holder[ATTACHED] === true) return
   holder[ATTACHED] = true
-  const reporters = vitest.config.reporters as unknown as Array<[unknown, unknown]>
-  if (reporters.some(([reference]) => isTaskOutcomeReporter(reference))) return
+  // Resolved entries are `[name or path, options]` tuples, or reporter instances as the config gave them.
+  const reporters = vitest.config.reporters as unknown as unknown[]
+  if (reporters.some((entry) => isTaskOutcomeReporter(Array.isArray(entry) ? entry[0] : entry))) return
   reporters.push([REPORTER_MODULE, {}])
 }

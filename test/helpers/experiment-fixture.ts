@@ -58,6 +58,8 @@ export interface ExperimentFixture {
   runsText(): Promise<string>
   /** Rewrites the experiment file with other options. */
   writeExperiment(options: Record<string, unknown>): Promise<void>
+  /** Writes an executable bash script beside the experiment file (a `command` agent's `bin: './<name>'`). */
+  writeScript(name: string, body: string): Promise<void>
 }
 
 /** The three tasks most fixtures use: gold solves each, noop none. */
@@ -105,6 +107,10 @@ export async function createExperimentFixture(tasks: readonly FixtureTask[], exp
     outDir,
     writeExperiment,
     runsText,
+    async writeScript(name, body) {
+      await writeFile(path.join(setDir, name), `#!/usr/bin/env bash\nset -euo pipefail\n${body}\n`)
+      await chmod(path.join(setDir, name), 0o755)
+    },
     async runs() {
       return (await runsText())
         .split('\n')

@@ -1,0 +1,119 @@
+import { cp, mkdir, mkdtemp, readdir, readFile, symlink, writeFile, chmod } from 'node:fs/promises'
+import { existsSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { execa } from 'execa'
+import { parse } from 'yaml'
+import { describe, expect, test } from 'vitest'
+import { createExperimentFixture, repoRoot, simpleTasks, type ExperimentFixture } from '../helpers/experiment-fixture.ts'
+
+// docs/ci/github-actions.yml, simulated: its shard steps run as parallel local processes, each
+// in its own copy of a project (a "machine"), what each uploads is copied the way the artifact
+// actions do it, and the merge job's steps run in a fresh copy. Only the GitHub actions
+// themselves (checkout, setup-node, artifacts) are replaced; every `run:` script is the file's own.
+
+interface Step { id?: string; run?: string; uses?: string; with?: Record<string, string>; env?: Record<string, string> }
+interface Workflow {
+  env: Record<string, string | number>
+  jobs: { shard: { strategy: { matrix: { shard: number[] } }; steps: Step[] }; merge: { steps: Step[] } }
+}
+
+const WORKFLOW = path.join(repoRoot, 'docs', 'ci', 'github-actions.yml')
+
+function step(steps: Step[], id: string): string {
+  const found = steps.find((candidate) => candidate.id === id)?.run
+  if (found === undefined) throw new Error(`docs/ci/github-actions.yml: no step with id ${id}`)
+  return found
+}
+
+/** A project a user would have: the fixture's tasks and experiment, a vitest.config.ts naming it, node_modules. */
+async function makeProject(fixture: ExperimentFixture): Promise<void> {
+  await writeFile(
+    path.join(fixture.root, 'vitest.config.ts'),
+    `import { defineConfig } from 'vitest/config'
+import { experimentProject } from ${JSON.stringify(path.join(repoRoot, 'src', 'vitest', 'project.ts'))}
+export default defineConfig(async () => ({ test: { projects: [await experimentProject('tasks/fixture/experiment.ts')] } }))
+`,
+  )
+  await symlink(path.join(repoRoot, 'node_modules'), path.join(fixture.root, 'node_modules'))
+}
+
+/** A copy of the project, as a fresh checkout on another machine has it (no results). */
+async function checkout(fixture: ExperimentFixture, into: string): Promise<string> {
+  await mkdir(into, { recursive: true })
+  for (const entry of ['tasks', 'vitest.config.ts']) await cp(path.join(fixture.root, entry), path.join(into, entry), { recursive: true })
+  await symlink(path.join(repoRoot, 'node_modules'), path.join(into, 'node_modules'))
+  return into
+}
+
+/** What actions/upload-artifact keeps of the step's `path` lines, copied under `into` by their paths. */
+async function upload(machine: string, paths: string, env: Record<string, string>, into: string): Promise<void> {
+  for (const pattern of paths.split('\n').map((line) => line.trim()).filter((line) => line !== '')) {
+    const relative = pattern.replace(/\$\{\{ env\.(\w+) \}\}/g, (_, name: string) => env[name]!)
+    const dir = path.dirname(relative.replace(/\/$/, ''))
+    const base = path.basename(relative.replace(/\/$/, ''))
+    const matcher = new RegExp(`^${base.replace(/[.]/g, '\\.').replace(/\*/g, '.*')}$`)
+    const entries = existsSync(path.join(machine, dir)) ? await readdir(path.join(machine, dir)) : []
+    for (const entry of entries.filter((name) => matcher.test(name))) {
+      await cp(path.join(machine, dir, entry), path.join(into, dir, entry), { recursive: true })
+    }
+  }
+}
+
+const measured = (run: Record<string, unknown>) => ({ task: run.task, arm: run.arm, seed: run.seed, order: run.order, outcome: run.outcome, costUsd: run.costUsd, specSha256: run.specSha256 })
+const byOrder = (a: { order: unknown }, b: { order: unknown }) => Number(a.order) - Number(b.order)
+const readLines = async (file: string) => (await readFile(file, 'utf8')).split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as Record<string, unknown>)
+
+describe('docs/ci/github-actions.yml', () => {
+  test('its shards run in parallel and its merge job give the records of one unsharded run, with the chain checked', async () => {
+    const workflow = parse(await readFile(WORKFLOW, 'utf8')) as Workflow
+    const shards = workflow.jobs.shard.strategy.matrix.shard
+    expect(shards).toHaveLength(Number(workflow.env.SHARDS))
+    const tasks = simpleTasks(shards.length, 0.2)
+
+    const unsharded = await createExperimentFixture(tasks, { output: 'out' })
+    await makeProject(unsharded)
+    const plain = await execa('npx', ['vitest', 'run', '--project', 'fixture'], { cwd: unsharded.root, env: { CI: '1', NO_COLOR: '1' }, reject: false, all: true })
+    expect(plain.exitCode, plain.all).toBe(0)
+    const expected = (await readLines(path.join(unsharded.root, 'out', 'runs.jsonl'))).map(measured).sort(byOrder)
+    expect(expected).toHaveLength(shards.length * 2 * 2)
+
+    const project = await createExperimentFixture(tasks, { output: 'out' })
+    await makeProject(project)
+    const machines = await mkdtemp(path.join(os.tmpdir(), 'task-outcome-matrix-'))
+    // `npx task-outcome` as an installed package has it: the repository's own bin on PATH.
+    const bin = path.join(machines, 'bin')
+    await mkdir(bin)
+    await writeFile(path.join(bin, 'task-outcome'), `#!/usr/bin/env bash\nexec node ${JSON.stringify(path.join(repoRoot, 'bin', 'task-outcome.js'))} "$@"\n`)
+    await chmod(path.join(bin, 'task-outcome'), 0o755)
+    const env = { EXPERIMENT: 'fixture', OUT: 'out', SHARDS: String(workflow.env.SHARDS), CI: '1', NO_COLOR: '1', PATH: `${bin}:${process.env.PATH}` }
+    const shardSteps = workflow.jobs.shard.steps
+    const uploadPaths = shardSteps.find((candidate) => candidate.uses?.startsWith('actions/upload-artifact') === true)!.with!.path!
+
+    const artifacts = path.join(machines, 'artifacts')
+    const results = await Promise.all(
+      shards.map(async (shard) => {
+        const machine = await checkout(project, path.join(machines, `shard-${shard}`))
+        const shardEnv = { ...env, SHARD: String(shard) }
+        const resume = await execa('bash', ['-eo', 'pipefail', '-c', step(shardSteps, 'resume')], { cwd: machine, env: shardEnv, reject: false, all: true })
+        expect(resume.exitCode, resume.all).toBe(0)
+        const run = await execa('bash', ['-eo', 'pipefail', '-c', step(shardSteps, 'run-shard')], { cwd: machine, env: shardEnv, reject: false, all: true })
+        await upload(machine, uploadPaths, shardEnv, path.join(artifacts, `shard-${shard}-attempt-1`))
+        return run
+      }),
+    )
+    for (const result of results) expect(result.exitCode, result.all).toBe(0)
+
+    const merger = await checkout(project, path.join(machines, 'merge'))
+    await cp(artifacts, path.join(merger, 'shards'), { recursive: true })
+    const mergeSteps = workflow.jobs.merge.steps
+    for (const id of ['gather', 'merge', 'check']) {
+      const result = await execa('bash', ['-eo', 'pipefail', '-c', step(mergeSteps, id)], { cwd: merger, env, reject: false, all: true })
+      expect(result.exitCode, `${id}: ${result.all}`).toBe(0)
+      if (id === 'check') expect(result.all).toMatch(/verdict: /)
+    }
+    const merged = (await readLines(path.join(merger, 'out', 'runs.jsonl'))).map(measured).sort(byOrder)
+    expect(merged).toEqual(expected)
+    expect(existsSync(path.join(merger, 'out', 'report.json'))).toBe(true)
+  })
+})
