@@ -15,6 +15,7 @@ import { createWorkspace } from '../../src/workspace/index.ts'
 import { applyArmSetup } from '../../src/workspace/setup.ts'
 import type { Workspace } from '../../src/workspace/workspace.ts'
 import { benchRows, printBenchTable } from './table.ts'
+import { UNSANDBOXED } from '../../src/sandbox/index.ts'
 
 /**
  * The harness's own time per run against the agent's, on the demo: the real
@@ -164,7 +165,7 @@ export default async function run(): Promise<void> {
           agent: agents.get(arm)!.agent,
           agentVersion: agents.get(arm)!.version,
         },
-        { agent: lastAgentResult!, judgement: lastJudgement!, changedFiles: lastChanged },
+        { agent: lastAgentResult!, judgement: lastJudgement!, changedFiles: lastChanged, sandboxVersion: UNSANDBOXED, sandbox: null },
         [],
         started,
         new Date(),

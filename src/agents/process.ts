@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { createInterface } from 'node:readline'
 import { execa } from 'execa'
 import { HarnessFailure } from '../errors.ts'
+import type { RunSandbox } from '../sandbox/index.ts'
 
 /**
  * Runs an agent CLI the way every CLI adapter needs it run: in a process group
@@ -37,6 +38,17 @@ export interface AgentProcessOptions {
   readonly onLine?: (line: string) => void
   /** Called with each stderr line as it arrives. */
   readonly onStderrLine?: (line: string) => void
+  /**
+   * The run's sandbox: the process starts inside it (its own namespaces, the
+   * overlay workspace, the network allowlist). When its main process ends,
+   * the kernel ends everything else in its PID namespace. Undefined: runs on
+   * the host (an experiment with `sandbox: 'none'`, or a version probe).
+   */
+  readonly sandbox?: RunSandbox
+  /** Harness loopback ports the sandboxed process reaches at the same 127.0.0.1 port (the scripted model server). */
+  readonly loopbackPorts?: readonly number[]
+  /** More read-only paths the sandboxed process needs (a package its script imports). */
+  readonly readOnly?: readonly string[]
 }
 
 /** What the process did. A process that could not be started throws `HarnessFailure('crash')` instead. */
@@ -200,9 +212,17 @@ export async function runAgentProcess(options: AgentProcessOptions): Promise<Age
   const started = performance.now()
   const graceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS
   const tag = randomUUID()
-  const subprocess = execa(options.file, [...options.args], {
-    cwd: options.cwd,
-    env: { ...options.env, ...sessionTag(), [RUN_TAG_VARIABLE]: tag },
+  const env = { ...options.env, ...sessionTag(), [RUN_TAG_VARIABLE]: tag }
+  const line =
+    options.sandbox === undefined
+      ? { file: options.file, args: [...options.args], env, cwd: options.cwd }
+      : {
+          ...(await options.sandbox.commandLine({ file: options.file, args: options.args, cwd: options.cwd, env, loopbackPorts: options.loopbackPorts ?? [], readOnly: options.readOnly ?? [] })),
+          cwd: '/',
+        }
+  const subprocess = execa(line.file, line.args, {
+    cwd: line.cwd,
+    env: { ...line.env, ...sessionTag(), [RUN_TAG_VARIABLE]: tag },
     extendEnv: false,
     detached: true,
     reject: false,

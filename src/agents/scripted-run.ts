@@ -18,7 +18,7 @@ export const SCRIPTED_MODEL_KEY = 'scripted-model-key'
 
 /** Starts the run's scripted model server (speaking every protocol it knows). Close it when the run ends. */
 export async function startScriptedRun(request: AgentRunRequest, scripted: ScriptedModelOptions): Promise<ScriptedModelServer> {
-  const task = await learnScriptedTask(request.task, request.workspace, request.env)
+  const task = await learnScriptedTask(request.task, request.workspaceOnHost ?? request.workspace, request.env)
   return startScriptedModel({
     task,
     seed: request.seed,
@@ -33,4 +33,21 @@ export async function startScriptedRun(request: AgentRunRequest, scripted: Scrip
       ...(scripted.hintedDecoyRate === undefined ? {} : { hintedDecoyRate: scripted.hintedDecoyRate }),
     },
   })
+}
+
+/**
+ * The harness loopback ports behind model URLs (`http://127.0.0.1:<port>/…`):
+ * a sandboxed agent reaches them at the same address inside its own network
+ * namespace. Other URLs give none (a real API goes through the proxy).
+ */
+export function loopbackPorts(...urls: ReadonlyArray<string | undefined>): number[] {
+  const ports: number[] = []
+  for (const url of urls) {
+    if (url === undefined) continue
+    const parsed = URL.canParse(url) ? new URL(url) : undefined
+    if (parsed === undefined || !['127.0.0.1', 'localhost', '[::1]'].includes(parsed.hostname)) continue
+    const port = Number(parsed.port || (parsed.protocol === 'https:' ? 443 : 80))
+    if (!ports.includes(port)) ports.push(port)
+  }
+  return ports
 }

@@ -1,4 +1,5 @@
 import type { CostSource, Tokens } from './usage.ts'
+import type { RunSandbox } from '../sandbox/index.ts'
 import type { Task } from '../tasks/task.ts'
 
 /**
@@ -11,8 +12,12 @@ import type { Task } from '../tasks/task.ts'
 /** Everything an adapter gets for one run. */
 export interface AgentRunRequest {
   readonly task: Task
-  /** The run's fresh workspace: the agent's working directory. */
+  /** The run's fresh workspace: the agent's working directory, as the agent sees it. */
   readonly workspace: string
+  /** The same workspace as the harness reaches it (an overlay's merged tree through its holder); default `workspace`. */
+  readonly workspaceOnHost?: string
+  /** The run's sandbox: every process the adapter starts goes through it (undefined: UNSANDBOXED). */
+  readonly sandbox?: RunSandbox
   /** The exact prompt (the task's `task.md`). */
   readonly prompt: string
   /**

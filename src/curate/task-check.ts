@@ -29,7 +29,8 @@ async function trial(task: Task, agent: Agent, timeoutMs: number): Promise<Check
   const root = defaultWorkspaceRoot()
   await mkdir(root, { recursive: true })
   const scratch = await mkdtemp(path.join(root, 'validate-'))
-  const workspace = await createWorkspace(task, root)
+  // gold and noop are the harness's own agents: a plain copy of the template, on the host.
+  const workspace = await createWorkspace(task, root, { overlay: false })
   try {
     await workspace.snapshot()
     const env = buildAgentEnv({ host: process.env, pass: [], set: {}, armEnv: {}, armPath: [], cleanPath: [], home: scratch })

@@ -220,6 +220,16 @@ export const ExperimentSchema = z
         set: z.record(z.string(), z.string()).default({}),
       })
       .default({ pass: [], set: {} }),
+    /**
+     * The agent's sandbox. By default every agent, setup and oracle process runs
+     * in bubblewrap with its own namespaces and no network beyond the scripted
+     * model; `allow` names the hosts (`api.anthropic.com`, `*.example.com`,
+     * `host:port`) it may reach through the harness's proxy. `'none'` runs
+     * UNSANDBOXED, and every record and report says so.
+     */
+    sandbox: z
+      .union([z.literal('none'), z.strictObject({ allow: z.array(z.string().min(1).regex(/^[A-Za-z0-9*.:[\]-]+$/, 'a host name, *.domain or host:port')).default([]) })])
+      .default({ allow: [] }),
     /** Executables whose host installs are removed from the agent's PATH (the tool under test). */
     cleanPath: z.array(z.string().min(1)).default([]),
     /** Output folder for runs.jsonl and reports, relative to the project root. */

@@ -54,6 +54,7 @@ function runTests(task: GitFixTask, copy: string, options: OracleOptions, label:
     timeoutMs: options.timeoutMs,
     home: path.join(options.scratchDir, `${label}-home`),
     ...(options.signal === undefined ? {} : { signal: options.signal }),
+    ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }),
   })
 }
 

@@ -18,4 +18,10 @@ export interface OracleOptions {
   /** A scratch folder the oracle may use (a clean copy for git-fix tasks). */
   readonly scratchDir: string
   readonly signal?: AbortSignal
+  /**
+   * Run the oracle's processes in a sandbox without network, seeing only the
+   * copy it judges (or the workspace, for `verify.sh`), its scratch folders and
+   * these read-only toolchain folders. Undefined: on the host (UNSANDBOXED).
+   */
+  readonly sandbox?: { readonly readOnly: readonly string[] }
 }

@@ -2,6 +2,7 @@ import { mkdir, readFile, rm } from 'node:fs/promises'
 import path from 'node:path'
 import { execa } from 'execa'
 import { SpecError } from '../errors.ts'
+import { isolatedCommandLine, SANDBOX_HOST_PATH } from '../sandbox/index.ts'
 import { parseJUnit } from './junit/parse.ts'
 import type { JUnitResults } from './junit/results.ts'
 
@@ -76,6 +77,8 @@ export interface TestCommandOptions {
   /** HOME for the command (a scratch folder). */
   readonly home: string
   readonly signal?: AbortSignal
+  /** Run inside a sandbox without network that sees `cwd`, the report's folder, `home` and these read-only folders. */
+  readonly sandbox?: { readonly readOnly: readonly string[] }
 }
 
 /** What one run of a test command produced. */
@@ -115,9 +118,21 @@ export async function runTestCommand(options: TestCommandOptions): Promise<TestC
   await mkdir(options.home, { recursive: true })
   const commandLine = fillTestCommand(options.command, options.testFiles, options.junitFile)
   const started = performance.now()
-  const child = execa('bash', ['-c', commandLine], {
-    cwd: options.cwd,
-    env: testCommandEnv(options.home),
+  const env = testCommandEnv(options.home)
+  const line =
+    options.sandbox === undefined
+      ? { file: 'bash', args: ['-c', commandLine], cwd: options.cwd, env }
+      : {
+          ...isolatedCommandLine(
+            { writable: [options.cwd, path.dirname(options.junitFile), options.home], readOnly: options.sandbox.readOnly },
+            { file: '/bin/bash', args: ['-c', commandLine], cwd: options.cwd, env: { ...env, TMPDIR: '/tmp' } },
+          ),
+          cwd: '/',
+          env: { PATH: SANDBOX_HOST_PATH },
+        }
+  const child = execa(line.file, line.args, {
+    cwd: line.cwd,
+    env: line.env,
     extendEnv: false,
     reject: false,
     detached: true,

@@ -1,4 +1,5 @@
 import { execa } from 'execa'
+import { isolatedCommandLine, SANDBOX_HOST_PATH } from '../sandbox/index.ts'
 import type { FolderTask } from '../tasks/task.ts'
 import type { Workspace } from '../workspace/workspace.ts'
 import type { OracleOptions, OracleJudgement } from './judgement.ts'
@@ -9,12 +10,30 @@ export const VERIFY_TIMEOUT_EXIT = 124
 /**
  * A folder task's oracle: the task's own `verify.sh` (outside the workspace,
  * so the agent cannot edit it), run with the workspace as working directory.
- * Exit 0 means solved.
+ * Sandboxed, it runs inside the workspace's overlay with no network, seeing
+ * the script itself read-only and nothing else of the task. Exit 0 means solved.
  */
 export async function runVerifyScript(task: FolderTask, workspace: Workspace, options: OracleOptions): Promise<OracleJudgement> {
-  const result = await execa('bash', [task.verifyScript], {
-    cwd: workspace.dir,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: options.scratchDir, LANG: 'C.UTF-8' },
+  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: options.scratchDir, LANG: 'C.UTF-8' }
+  const overlay = workspace.overlay
+  const line =
+    options.sandbox === undefined
+      ? { file: 'bash', args: [task.verifyScript], cwd: workspace.dir, env }
+      : {
+          ...isolatedCommandLine(
+            {
+              writable: [options.scratchDir, ...(overlay === undefined ? [workspace.agentDir] : [])],
+              readOnly: [...options.sandbox.readOnly, task.verifyScript],
+              ...(overlay === undefined ? {} : { overlay: { pid: overlay.pid, target: overlay.layers.target } }),
+            },
+            { file: '/bin/bash', args: [task.verifyScript], cwd: workspace.agentDir, env },
+          ),
+          cwd: '/',
+          env: { PATH: SANDBOX_HOST_PATH },
+        }
+  const result = await execa(line.file, line.args, {
+    cwd: line.cwd,
+    env: line.env,
     extendEnv: false,
     reject: false,
     timeout: options.timeoutMs,

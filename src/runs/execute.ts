@@ -11,7 +11,9 @@ import { buildAgentEnv } from '../workspace/env.ts'
 import { createWorkspace, defaultWorkspaceRoot } from '../workspace/index.ts'
 import { applyArmSetup } from '../workspace/setup.ts'
 import { cachedSkillLibrary, installSkills, resolveArmSkills, skillsDirFor } from '../workspace/skills.ts'
+import { RunSandbox, type SandboxDenials } from '../sandbox/index.ts'
 import type { HarnessRetry, RunRecord } from './record.ts'
+import { experimentSandboxVersion, runReadOnlyMounts } from './sandbox.ts'
 
 /** Everything one run needs. */
 export interface RunContext {
@@ -37,6 +39,10 @@ export interface RunContext {
 /** What one attempt measured, before it becomes a record. */
 export interface TrialResult {
   readonly agent: AgentRunResult
+  /** `versions.sandbox`: the sandbox the run's processes ran in, or UNSANDBOXED. */
+  readonly sandboxVersion: string
+  /** What the sandbox refused (null when UNSANDBOXED). */
+  readonly sandbox: SandboxDenials | null
   readonly judgement: OracleJudgement
   readonly changedFiles: string[]
   /** SHA-256 of each skill the workspace held (skill experiments only). */
@@ -77,36 +83,48 @@ function stripUndefined<T extends object>(value: T): Partial<T> {
 export async function runTrial(context: RunContext, artifactsDir: string): Promise<TrialResult> {
   const { experiment, task, arm } = context
   const armSpec: ArmSpec = experiment.spec.arms[arm]!
+  const sandboxVersion = await experimentSandboxVersion(experiment.spec)
+  const sandboxed = experiment.spec.sandbox !== 'none'
   const workspaceRoot = context.workspaceRoot ?? defaultWorkspaceRoot()
   await mkdir(workspaceRoot, { recursive: true })
   const scratch = await mkdtemp(path.join(workspaceRoot, 'run-'))
   const home = path.join(scratch, 'home')
   await mkdir(home, { recursive: true })
   await mkdir(artifactsDir, { recursive: true })
-  const workspace = await createWorkspace(task, workspaceRoot).catch((error: unknown) => {
+  const workspace = await createWorkspace(task, workspaceRoot, { overlay: sandboxed }).catch((error: unknown) => {
     throw error instanceof HarnessFailure ? error : new HarnessFailure('setup', `${task.id}: making the workspace failed: ${String(error)}`, { cause: error })
   })
+  let sandbox: RunSandbox | undefined
   try {
+    const armPath = armSpec.setup.path.map((dir) => path.resolve(experiment.dir, dir))
     const env = buildAgentEnv({
       host: process.env,
       pass: experiment.spec.env.pass,
       set: experiment.spec.env.set,
       armEnv: armSpec.setup.env,
-      armPath: armSpec.setup.path.map((dir) => path.resolve(experiment.dir, dir)),
+      armPath,
       cleanPath: experiment.spec.cleanPath,
       home,
     })
+    const readOnly = runReadOnlyMounts(env.PATH, { projectRoot: experiment.root, workspaceRoot }, armPath)
+    if (experiment.spec.sandbox !== 'none') {
+      sandbox = await RunSandbox.open({ allow: experiment.spec.sandbox.allow, writable: [home], readOnly, ...(workspace.overlay === undefined ? {} : { overlay: workspace.overlay }) })
+    }
     const skills = await installConditionSkills(context, workspace.dir)
     await applyArmSetup(arm, armSpec.setup, {
       workspace: workspace.dir,
+      agentWorkspace: workspace.agentDir,
       experimentDir: experiment.dir,
       env,
       timeoutMs: experiment.spec.timeoutSeconds * 1000,
+      ...(sandbox === undefined ? {} : { sandbox }),
     })
     await workspace.snapshot()
     const agentResult = await context.agent.run({
       task,
-      workspace: workspace.dir,
+      workspace: workspace.agentDir,
+      workspaceOnHost: workspace.dir,
+      ...(sandbox === undefined ? {} : { sandbox }),
       prompt: task.prompt,
       env,
       budgetUsd: experiment.spec.budgetUsd,
@@ -118,6 +136,8 @@ export async function runTrial(context: RunContext, artifactsDir: string): Promi
       seed: context.seed,
       ...(context.signal === undefined ? {} : { signal: context.signal }),
     })
+    const denials = sandbox?.denials ?? null
+    if (denials !== null && denials.examples.length > 0) await writeFile(path.join(artifactsDir, 'sandbox-denials.txt'), `${denials.examples.join('\n')}\n`)
     checkManipulation(arm, armSpec.hooks, agentResult)
     const changedFiles = await workspace.changedFiles()
     await writeFile(path.join(artifactsDir, 'diff.patch'), await workspace.diff())
@@ -125,11 +145,13 @@ export async function runTrial(context: RunContext, artifactsDir: string): Promi
       timeoutMs: experiment.spec.oracleTimeoutSeconds * 1000,
       scratchDir: scratch,
       ...(context.signal === undefined ? {} : { signal: context.signal }),
+      ...(sandbox === undefined ? {} : { sandbox: { readOnly } }),
     })
     await writeFile(path.join(artifactsDir, 'oracle.stdout.txt'), judgement.stdout)
     await writeFile(path.join(artifactsDir, 'oracle.stderr.txt'), judgement.stderr)
-    return { agent: agentResult, judgement, changedFiles, ...(skills === undefined ? {} : { skills }) }
+    return { agent: agentResult, sandboxVersion, sandbox: denials, judgement, changedFiles, ...(skills === undefined ? {} : { skills }) }
   } finally {
+    await sandbox?.close()
     await workspace.dispose()
     await rm(scratch, { recursive: true, force: true })
   }
@@ -182,7 +204,9 @@ export function buildRecord(context: RunContext, trial: TrialResult, retries: Ha
       model: trial.agent.model ?? armAgentSpec(experiment, arm).model ?? null,
       tool: armSpec.tool === undefined ? null : `${armSpec.tool.name}@${armSpec.tool.version}`,
       node: process.version,
+      sandbox: trial.sandboxVersion,
     },
+    sandbox: trial.sandbox === null ? null : { denied: trial.sandbox.denied, examples: trial.sandbox.examples.slice(0, 5) },
     transcript,
     transcriptSha256: trial.agent.transcriptSha256,
     harnessRetries: retries,

@@ -39,6 +39,8 @@ export const VersionsSchema = z.strictObject({
   tool: z.string().nullable(),
   /** `process.version` of the harness. */
   node: z.string(),
+  /** The sandbox every agent process ran in (`bubblewrap 0.8.0`), or `none (UNSANDBOXED)`. */
+  sandbox: z.string(),
 })
 export type Versions = z.infer<typeof VersionsSchema>
 
@@ -75,6 +77,17 @@ export const RunRecordSchema = z.strictObject({
   oracle: OracleSchema,
   manipulation: ManipulationSchema.nullable(),
   versions: VersionsSchema,
+  /**
+   * What the sandbox refused the agent: connections the proxy turned away
+   * (counted), reads and writes (null: bubblewrap refuses them without
+   * reporting), and a few examples; null when the run was UNSANDBOXED.
+   */
+  sandbox: z
+    .strictObject({
+      denied: z.strictObject({ read: count.nullable(), write: count.nullable(), network: count }),
+      examples: z.array(z.string()),
+    })
+    .nullable(),
   /** Transcript path relative to the experiment's output folder (git-ignored), null when the agent keeps none. */
   transcript: z.string().nullable(),
   transcriptSha256: sha256.nullable(),

@@ -36,14 +36,20 @@ export interface ApplySolutionOptions {
   readonly env?: Readonly<Record<string, string>>
   readonly timeoutMs?: number
   readonly signal?: AbortSignal
+  /** Turns the command into the one to start (the run's sandbox wraps it); absent: run as it is. */
+  readonly wrap?: (command: { file: string; args: string[]; cwd: string; env: Record<string, string> }) => Promise<{ file: string; args: string[]; cwd: string; env: Record<string, string> }>
 }
 
 /** Applies the solution in `cwd`; never throws for a failing script or patch (the caller decides what that means). */
 export async function applyReferenceSolution(solution: ReferenceSolution, options: ApplySolutionOptions): Promise<SolutionRun> {
   const [file, args] = solution.kind === 'script' ? ['bash', [solution.path]] : ['git', ['apply', '--whitespace=nowarn', solution.path]]
-  const result = await execa(file, args, {
-    cwd: options.cwd,
-    ...(options.env === undefined ? {} : { env: { ...options.env }, extendEnv: false }),
+  const command =
+    options.wrap === undefined
+      ? { file, args, cwd: options.cwd, env: options.env }
+      : await options.wrap({ file: file === 'bash' ? '/bin/bash' : '/usr/bin/git', args, cwd: options.cwd, env: { ...(options.env ?? {}) } })
+  const result = await execa(command.file, command.args, {
+    cwd: command.cwd,
+    ...(command.env === undefined ? {} : { env: { ...command.env }, extendEnv: false }),
     ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
     ...(options.signal === undefined ? {} : { cancelSignal: options.signal }),
     reject: false,

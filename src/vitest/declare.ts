@@ -6,6 +6,7 @@ import { HarnessFailure, SpecError } from '../errors.ts'
 import { canonicalJson } from '../experiment/hash.ts'
 import { resolveExperiment, type LoadedExperiment } from '../experiment/load.ts'
 import { armAgentSpec, executeRun } from '../runs/execute.ts'
+import { experimentSandboxVersion } from '../runs/sandbox.ts'
 import { caseName } from '../runs/plan.ts'
 import { runSummary } from '../runs/summary.ts'
 import { runKey, type RunRecord, type Versions } from '../runs/record.ts'
@@ -58,6 +59,7 @@ export function declareTaskRuns(experimentModule: Record<string, unknown>, paylo
             agent: version,
             tool: armSpec.tool === undefined ? null : `${armSpec.tool.name}@${armSpec.tool.version}`,
             node: process.version,
+            sandbox: await experimentSandboxVersion(experiment.spec),
           },
           runsFile,
         )

@@ -39,11 +39,11 @@ export function refusedOption(project: TestProject, experiment: string): string 
   return undefined
 }
 
-/** True when `--project` (or the config's `project`) names this project explicitly. */
+/** True when `--project` (or the config's `project`) names this project itself (not through a wildcard). */
 export function namedByProjectFilter(vitest: Vitest, name: string): boolean {
   const filter = (vitest.config as unknown as { project?: string | string[] }).project
   const filters = filter === undefined ? [] : Array.isArray(filter) ? filter : [filter]
-  return filters.length > 0 && vitest.matchesProjectFilter(name)
+  return filters.includes(name)
 }
 
 /** Stops Vitest with one line on stderr, before anything runs (no stack trace: it is the user's option, not a bug). */

@@ -6,6 +6,7 @@ import type { LoadedExperiment } from '../experiment/load.ts'
 import { armAgentSpec } from '../runs/execute.ts'
 import { prepareLoadedExperiment, recordedRunsFor, type PreparedExperiment } from '../runs/prepare.ts'
 import { runKey, type Versions } from '../runs/record.ts'
+import { experimentSandboxVersion } from '../runs/sandbox.ts'
 import { shardFilePath } from '../runs/shards.ts'
 import { readRuns } from '../runs/store.ts'
 import { attachReporter } from './attach.ts'
@@ -123,6 +124,8 @@ export function taskOutcomePlugin(experiment: LoadedExperiment): Plugin {
         vitest.logger.warn(`task-outcome: experiment "${name}" has no task folders in ${relative}: skipped. ${make}`)
         return
       }
+      // No working sandbox (and no `sandbox: 'none'`): stop before any run, with the line saying what to install.
+      await experimentSandboxVersion(experiment.spec)
       startSessionOnce(vitest)
     },
     async load(id) {

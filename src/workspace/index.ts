@@ -5,6 +5,7 @@ import path from 'node:path'
 import type { Task } from '../tasks/task.ts'
 import { createFolderWorkspace } from './folder.ts'
 import { createGitFixWorkspace } from './git-fix.ts'
+import type { LayeredWorkspaceOptions } from './layered-workspace.ts'
 import type { Workspace } from './workspace.ts'
 
 /**
@@ -26,10 +27,15 @@ export function defaultWorkspaceRoot(): string {
   }
 }
 
-/** Makes a fresh, isolated workspace for one run of a task. */
-export async function createWorkspace(task: Task, parentDir: string = defaultWorkspaceRoot()): Promise<Workspace> {
+/**
+ * Makes a fresh, isolated workspace for one run of a task: an overlay of the
+ * task's template (sandboxed runs), or a plain copy of it (`overlay: false`,
+ * for runs without a sandbox).
+ */
+export async function createWorkspace(task: Task, parentDir: string = defaultWorkspaceRoot(), options: LayeredWorkspaceOptions = { overlay: true }): Promise<Workspace> {
   await mkdir(parentDir, { recursive: true })
-  return task.kind === 'folder' ? createFolderWorkspace(task, parentDir) : createGitFixWorkspace(task, parentDir)
+  return task.kind === 'folder' ? createFolderWorkspace(task, parentDir, options) : createGitFixWorkspace(task, parentDir, options)
 }
 
 export type { Workspace } from './workspace.ts'
+export type { LayeredWorkspaceOptions } from './layered-workspace.ts'

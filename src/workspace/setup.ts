@@ -3,6 +3,7 @@ import path from 'node:path'
 import { execa } from 'execa'
 import { HarnessFailure, SpecError } from '../errors.ts'
 import type { ArmSetup } from '../experiment/schema.ts'
+import type { RunSandbox } from '../sandbox/index.ts'
 
 /** What arm setup needs besides the arm's own spec. */
 export interface ArmSetupContext {
@@ -14,6 +15,10 @@ export interface ArmSetupContext {
   readonly env: Readonly<Record<string, string>>
   /** Limit for each setup command. */
   readonly timeoutMs: number
+  /** The run's sandbox: setup commands run inside it, in the workspace as the agent sees it (`agentWorkspace`). */
+  readonly sandbox?: RunSandbox
+  /** The workspace's path inside the sandbox (default `workspace`). */
+  readonly agentWorkspace?: string
 }
 
 /** Resolves a workspace-relative destination, refusing one that escapes the workspace. */
@@ -27,7 +32,7 @@ function insideWorkspace(workspace: string, destination: string, arm: string): s
 
 /**
  * Applies an arm's setup to a fresh workspace: copies its files in, then runs
- * its commands in order. A failing command is a harness failure: the arm is
+ * its commands in order (inside the run's sandbox, like the agent). A failing command is a harness failure: the arm is
  * not what it claims to be, so the run would measure nothing.
  */
 export async function applyArmSetup(arm: string, setup: ArmSetup, context: ArmSetupContext): Promise<void> {
@@ -37,9 +42,16 @@ export async function applyArmSetup(arm: string, setup: ArmSetup, context: ArmSe
     await cp(path.resolve(context.experimentDir, source), target, { recursive: true })
   }
   for (const command of setup.commands) {
-    const result = await execa('bash', ['-c', command], {
-      cwd: context.workspace,
-      env: context.env,
+    const line =
+      context.sandbox === undefined
+        ? { file: 'bash', args: ['-c', command], cwd: context.workspace, env: context.env }
+        : {
+            ...(await context.sandbox.commandLine({ file: '/bin/bash', args: ['-c', command], cwd: context.agentWorkspace ?? context.workspace, env: context.env })),
+            cwd: '/',
+          }
+    const result = await execa(line.file, line.args, {
+      cwd: line.cwd,
+      env: line.env,
       extendEnv: false,
       reject: false,
       timeout: context.timeoutMs,

@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto'
-import { mkdir, mkdtemp, realpath, rename, rm, stat } from 'node:fs/promises'
+import { cp, lstat, mkdir, mkdtemp, readdir, readFile, readlink, realpath, rename, rm, stat } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { execa } from 'execa'
@@ -135,4 +135,49 @@ export async function copyTemplate(template: string, dest: string): Promise<void
 /** Removes a template (tests and benchmarks clean up after themselves). */
 export async function removeTemplate(repo: string, base: string, root: string = templateRoot()): Promise<void> {
   await discard(await templatePath(repo, base, root), root)
+}
+
+/** The cache key of a folder task's `starting/`: every file's path, mode and bytes. */
+async function folderKey(startingDir: string): Promise<string> {
+  const hash = createHash('sha256').update(`folder\0${TEMPLATE_FORMAT}\0`)
+  const entries = await readdir(startingDir, { recursive: true, withFileTypes: true })
+  const files = entries
+    .filter((entry) => !entry.isDirectory())
+    .map((entry) => path.relative(startingDir, path.join(entry.parentPath, entry.name)))
+    .sort()
+  for (const file of files) {
+    const full = path.join(startingDir, file)
+    const info = await lstat(full)
+    hash.update(`${file}\0${info.mode}\0`)
+    hash.update(info.isSymbolicLink() ? await readlink(full) : await readFile(full))
+    hash.update('\0')
+  }
+  return `folder-${hash.digest('hex').slice(0, 32)}`
+}
+
+/**
+ * A folder task's template: its `starting/` made a one-commit repository,
+ * once per content (so a changed `starting/` is a new template), published
+ * atomically like `parentTemplate`. Never change it.
+ */
+export async function folderTemplate(startingDir: string, root: string = templateRoot()): Promise<string> {
+  const final = path.join(root, await folderKey(startingDir))
+  if (await isDirectory(final)) return final
+  await mkdir(root, { recursive: true })
+  const building = await mkdtemp(path.join(root, `.building-${path.basename(final)}-`))
+  try {
+    await cp(startingDir, building, { recursive: true, verbatimSymlinks: true })
+    await commitAll(building, STARTING_POINT_MESSAGE)
+    try {
+      await rename(building, final)
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
+      if ((code !== 'ENOTEMPTY' && code !== 'EEXIST') || !(await isDirectory(final))) throw error
+      await rm(building, { recursive: true, force: true })
+    }
+  } catch (error) {
+    await rm(building, { recursive: true, force: true })
+    throw error
+  }
+  return final
 }

@@ -1,20 +1,30 @@
+import type { MountedOverlay } from '../sandbox/index.ts'
 import type { Task } from '../tasks/task.ts'
 
 /**
- * A run's isolated working copy: a one-commit git repository the agent works
- * in. After arm setup the harness snapshots it, so the agent's changes (and
- * only the agent's) can be listed and diffed when it stops.
+ * A run's isolated working copy. Sandboxed, it is an overlay of the task's
+ * read-only template (the run's writes land in its own upper layer); without
+ * a sandbox, a plain copy of the template. After arm setup the harness
+ * snapshots it, so the agent's changes (and only the agent's) can be listed
+ * and diffed when it stops, from the files themselves: git never runs with
+ * the workspace's own configuration.
  */
 export interface Workspace {
-  /** Absolute path: the agent's working directory. */
+  /** Absolute path the harness reads and writes the workspace at (for an overlay, through its holder's namespace). */
   readonly dir: string
+  /** Absolute path the agent sees as its working directory (an overlay's mount point; for a copy, `dir`). */
+  readonly agentDir: string
+  /** The template the workspace was made from (the overlay's lower layer): read-only, never the agent's. */
+  readonly template: string
   readonly task: Task
+  /** The mounted overlay, when the workspace is one: sandboxed processes enter it. */
+  readonly overlay: MountedOverlay | undefined
   /** Records the current contents (after arm setup) as the baseline for `changedFiles` and `diff`. */
   snapshot(): Promise<void>
-  /** Files changed since the snapshot (added, modified, deleted), relative, sorted. Ignored files are not listed. */
+  /** Files changed since the snapshot (added, modified, deleted), relative, sorted; `.git/` is never listed. */
   changedFiles(): Promise<string[]>
-  /** The unified diff since the snapshot (binary-safe). */
+  /** The unified diff since the snapshot (binary-safe), made by the harness. */
   diff(): Promise<string>
-  /** Removes the workspace from disk. */
+  /** Unmounts and removes the workspace. */
   dispose(): Promise<void>
 }

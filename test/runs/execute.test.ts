@@ -35,7 +35,7 @@ class ScriptedAgent implements Agent {
 
 const fix: Step = async (request) => {
   const { writeFile } = await import('node:fs/promises')
-  await writeFile(path.join(request.workspace, 'value.txt'), 'right\n')
+  await writeFile(path.join(request.workspaceOnHost ?? request.workspace, 'value.txt'), 'right\n')
   return {}
 }
 const fail = (reason: 'api-error' | 'auth', retryable = true): Step => async () => {
@@ -125,7 +125,7 @@ describe('making one run', () => {
       context(
         new ScriptedAgent([
           async (request) => {
-            seen = { env: request.env.HINT, context: await readFile(path.join(request.workspace, 'CONTEXT.md'), 'utf8') }
+            seen = { env: request.env.HINT, context: await readFile(path.join(request.workspaceOnHost ?? request.workspace, 'CONTEXT.md'), 'utf8') }
             return fix(request)
           },
         ]),

@@ -6,7 +6,8 @@ import { loadTaskSet } from '../../src/tasks/load.ts'
 import type { GitFixTask } from '../../src/tasks/task.ts'
 import { createGitFixWorkspace } from '../../src/workspace/git-fix.ts'
 import { harnessGit } from '../../src/workspace/git.ts'
-import { openRepository, readerGit, type OpenRepository } from '../../src/workspace/repository.ts'
+import { openRepository, type OpenRepository } from '../../src/workspace/repository.ts'
+import { gitIn } from '../helpers/in-workspace.ts'
 import { templatePath } from '../../src/workspace/template.ts'
 
 // Workspaces for the bundled demo tasks (the ledgerline sample, a real git bundle), with the template cache in a
@@ -37,7 +38,7 @@ describe('a git-fix workspace', () => {
     const task = tasks[0]!
     const workspace = await createGitFixWorkspace(task, root)
     try {
-      const git = harnessGit(workspace.dir)
+      const git = { raw: (args: string[]) => gitIn(workspace, args) }
       expect((await git.raw(['rev-list', '--count', 'HEAD'])).trim()).toBe('1')
       expect((await git.raw(['log', '-1', '--format=%an <%ae> %aI %cI %s'])).trim()).toBe(
         'task-outcome <task-outcome@localhost> 2000-01-01T00:00:00+00:00 2000-01-01T00:00:00+00:00 starting point',
@@ -54,7 +55,7 @@ describe('a git-fix workspace', () => {
     const task = tasks[0]!
     const workspace = await createGitFixWorkspace(task, root)
     try {
-      const git = readerGit(workspace.dir)
+      const git = { raw: (args: string[]) => gitIn(workspace, args) }
       for (const commit of [task.metadata.fix, task.metadata.base]) {
         expect(await git.raw(['cat-file', '-t', commit]).catch(() => 'missing')).toBe('missing')
       }
@@ -78,7 +79,7 @@ describe('a git-fix workspace', () => {
     expect(await workspace.changedFiles()).toEqual(['NOTES.md', 'src/amountparse.js'])
     expect(await workspace.diff()).toContain('+// changed')
     await workspace.dispose()
-    await expect(stat(workspace.dir)).rejects.toThrow()
+    await expect(stat(workspace.agentDir)).rejects.toThrow()
   })
 
   it('exports each task once: later workspaces copy the same template', async () => {
@@ -104,7 +105,7 @@ describe('a git-fix workspace', () => {
     expect(entries.filter((name) => name.startsWith('.building-'))).toEqual([])
     expect(entries).toContain(path.basename(await templatePath(task.repo, task.metadata.base)))
     for (const workspace of workspaces) {
-      expect((await harnessGit(workspace.dir).raw(['rev-list', '--count', 'HEAD'])).trim()).toBe('1')
+      expect((await gitIn(workspace, ['rev-list', '--count', 'HEAD'])).trim()).toBe('1')
       await workspace.dispose()
     }
   })

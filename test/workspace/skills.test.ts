@@ -18,8 +18,8 @@ class LookingAgent implements Agent {
     return 'looking 1'
   }
   async run(request: AgentRunRequest): Promise<AgentRunResult> {
-    const skills = await readdir(path.join(request.workspace, '.claude/skills')).catch(() => [] as string[])
-    const files = (await readdir(request.workspace)).filter((name) => name !== '.git')
+    const skills = await readdir(path.join(request.workspaceOnHost ?? request.workspace, '.claude/skills')).catch(() => [] as string[])
+    const files = (await readdir(request.workspaceOnHost ?? request.workspace)).filter((name) => name !== '.git')
     this.seen = { skills: skills.sort(), settingSources: request.settingSources, files: files.sort() }
     return { stop: 'completed', costUsd: 0.01, costSource: 'agent', tokens: null, turns: 1, toolCalls: 0, toolCallsBeforeFirstEdit: null, wallMs: 1, model: null, transcriptSha256: null, hooksFired: null }
   }

@@ -1,3 +1,4 @@
+import path from 'node:path'
 import { HarnessFailure, SpecError } from '../../errors.ts'
 import { applyReferenceSolution, referenceSolution } from '../../tasks/solution.ts'
 import type { Agent, AgentRunRequest, AgentRunResult } from '../types.ts'
@@ -22,7 +23,17 @@ export class GoldAgent implements Agent {
         `${request.task.id}: no reference solution; add solution/solve.sh or one solution/*.patch (git-fix: solution/gold.patch)`,
       )
     }
-    const result = await applyReferenceSolution(solution, { cwd: request.workspace, env: request.env, timeoutMs: request.timeoutMs, signal: request.signal })
+    const sandbox = request.sandbox
+    const result = await applyReferenceSolution(solution, {
+      cwd: request.workspace,
+      env: request.env,
+      timeoutMs: request.timeoutMs,
+      signal: request.signal,
+      // Sandboxed, the solution is applied inside the run's sandbox like any agent's edit, seeing its own folder read-only.
+      ...(sandbox === undefined
+        ? {}
+        : { wrap: async (command) => ({ ...(await sandbox.commandLine({ ...command, network: false, readOnly: [path.dirname(solution.path)] })), cwd: '/' }) }),
+    })
     if (result.timedOut) return builtinResult('timeout', started)
     if (result.exitCode !== 0) {
       throw new HarnessFailure('crash', `${request.task.id}: the reference solution ${solution.path} failed (exit ${result.exitCode}): ${result.output.slice(-2000)}`, { retryable: false })

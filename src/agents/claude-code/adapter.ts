@@ -4,7 +4,7 @@ import path from 'node:path'
 import { HarnessFailure } from '../../errors.ts'
 import type { AgentSpec } from '../../experiment/schema.ts'
 import { runAgentProcess } from '../process.ts'
-import { startScriptedRun } from '../scripted-run.ts'
+import { loopbackPorts, startScriptedRun } from '../scripted-run.ts'
 import type { Agent, AgentRunRequest, AgentRunResult } from '../types.ts'
 import { classifyClaudeRun } from './classify.ts'
 import { parseClaudeCodeOptions, type ClaudeCodeOptions } from './options.ts'
@@ -126,6 +126,7 @@ export class ClaudeCodeAgent implements Agent {
         args: claudeArgs(this.#spec, this.#options, request, this.#experimentDir),
         cwd: request.workspace,
         env: claudeEnv(request.env, this.#options, scripted?.url),
+        ...(request.sandbox === undefined ? {} : { sandbox: request.sandbox, loopbackPorts: loopbackPorts(scripted?.url) }),
         input: request.prompt,
         timeoutMs: request.timeoutMs,
         killGraceMs: this.#options.killGraceSeconds * 1000,

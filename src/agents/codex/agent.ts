@@ -5,7 +5,7 @@ import type { AgentSpec } from '../../experiment/schema.ts'
 import { hasPrice, priceRequests, priceTokens, sumTokens, type PriceKey } from '../pricing/price.ts'
 import { pricedAgentVersion } from '../pricing/version.ts'
 import { runAgentProcess } from '../process.ts'
-import { SCRIPTED_MODEL_KEY, startScriptedRun } from '../scripted-run.ts'
+import { loopbackPorts, SCRIPTED_MODEL_KEY, startScriptedRun } from '../scripted-run.ts'
 import { saveTranscript } from '../transcript.ts'
 import type { Agent, AgentRunRequest, AgentRunResult } from '../types.ts'
 import { classifyCodexSession } from './classify.ts'
@@ -141,6 +141,7 @@ export class CodexAgent implements Agent {
       ...this.#command(this.execArgs(request.prompt, options)),
       cwd: request.workspace,
       env,
+      ...(request.sandbox === undefined ? {} : { sandbox: request.sandbox, loopbackPorts: loopbackPorts(options.baseUrl) }),
       timeoutMs: request.timeoutMs,
       ...(request.signal === undefined ? {} : { signal: request.signal }),
     })

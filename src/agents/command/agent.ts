@@ -112,6 +112,7 @@ export class CommandAgent implements Agent {
       args: this.#spec.args,
       cwd: request.workspace,
       env,
+      ...(request.sandbox === undefined ? {} : { sandbox: request.sandbox, loopbackPorts: this.#options.loopbackPorts }),
       input: request.prompt,
       timeoutMs: request.timeoutMs,
       killGraceMs: this.#options.killGraceSeconds * 1000,

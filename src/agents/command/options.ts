@@ -8,6 +8,8 @@ export const CommandOptionsSchema = z.strictObject({
   version: z.string().min(1).optional(),
   /** The price table's provider when the result is priced from its tokens (default: matched from the model id). */
   priceProvider: z.string().min(1).optional(),
+  /** Harness loopback ports the sandboxed command reaches at the same 127.0.0.1 port (a model server of its own). */
+  loopbackPorts: z.array(z.number().int().min(1).max(65535)).default([]),
   /** Seconds between SIGTERM and SIGKILL when the run's process group is killed (default 2). */
   killGraceSeconds: z.number().nonnegative().default(2),
 })

@@ -7,7 +7,9 @@ import type { AgentSpec } from '../../experiment/schema.ts'
 import { parseAdapterOptions } from '../options.ts'
 import { hasPrice, priceTokens, type PriceKey } from '../pricing/price.ts'
 import { pricedAgentVersion } from '../pricing/version.ts'
+import { packageClosure } from '../../sandbox/index.ts'
 import { runAgentProcess } from '../process.ts'
+import { loopbackPorts } from '../scripted-run.ts'
 import { saveTranscript } from '../transcript.ts'
 import type { Agent, AgentRunRequest, AgentRunResult } from '../types.ts'
 import { classifyCursorSession, CURSOR_MIN_NODE, nodeTooOld } from './classify.ts'
@@ -17,20 +19,25 @@ import { resolveAgentPackage } from '../packages.ts'
 
 const RUNNER = path.join(import.meta.dirname, 'runner.mjs')
 
-/** The installed `@cursor/sdk` version. */
-export function cursorSdkVersion(): string {
+/** The installed `@cursor/sdk`'s folder and version. */
+function cursorSdk(): { dir: string; version: string } {
   // The package's `exports` hide its package.json; it sits two folders above the ESM entry.
   let dir = path.dirname(resolveAgentPackage('cursor'))
   for (;;) {
     try {
       const pkg = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string }
-      if (pkg.name === '@cursor/sdk' && pkg.version !== undefined) return pkg.version
+      if (pkg.name === '@cursor/sdk' && pkg.version !== undefined) return { dir, version: pkg.version }
     } catch {
       // keep walking up
     }
     if (path.dirname(dir) === dir) throw new SpecError('cannot find the version of @cursor/sdk: install it (`npm install @cursor/sdk`) to run the cursor agent')
     dir = path.dirname(dir)
   }
+}
+
+/** The installed `@cursor/sdk` version. */
+export function cursorSdkVersion(): string {
+  return cursorSdk().version
 }
 
 /**
@@ -98,13 +105,16 @@ export class CursorAgent implements Agent {
     const env: Record<string, string> = { ...request.env, CURSOR_API_KEY: key }
     if (this.#options.backendUrl !== undefined) env.CURSOR_BACKEND_URL = this.#options.backendUrl
     const nodeVersion = await this.#nodeVersion(request.env)
-    const storeDir = await mkdtemp(path.join(os.tmpdir(), 'cursor-store-'))
+    const storeDir = await mkdtemp(path.join(request.sandbox === undefined ? os.tmpdir() : (env.HOME ?? os.tmpdir()), 'cursor-store-'))
     try {
       const result = await runAgentProcess({
         file: this.#node,
         args: [RUNNER],
         cwd: request.workspace,
         env,
+        ...(request.sandbox === undefined
+          ? {}
+          : { sandbox: request.sandbox, loopbackPorts: loopbackPorts(this.#options.backendUrl), readOnly: packageClosure(cursorSdk().dir) }),
         input: JSON.stringify({ prompt: request.prompt, model: this.#model, cwd: request.workspace, settingSources: this.#options.settingSources, storeDir }),
         timeoutMs: request.timeoutMs,
         killGraceMs: this.#options.killGraceSeconds * 1000,

@@ -6,7 +6,7 @@ import { parseAdapterOptions } from '../options.ts'
 import { hasPrice, priceRequests, priceTokens, sumTokens, type PriceKey } from '../pricing/price.ts'
 import { pricedAgentVersion } from '../pricing/version.ts'
 import { runAgentProcess } from '../process.ts'
-import { SCRIPTED_MODEL_KEY, startScriptedRun } from '../scripted-run.ts'
+import { loopbackPorts, SCRIPTED_MODEL_KEY, startScriptedRun } from '../scripted-run.ts'
 import { saveTranscript } from '../transcript.ts'
 import type { Agent, AgentRunRequest, AgentRunResult } from '../types.ts'
 import { readChat, type GeminiChat } from './chat.ts'
@@ -116,6 +116,7 @@ export class GeminiAgent implements Agent {
       ...this.#command(this.cliArgs(request.prompt)),
       cwd: request.workspace,
       env,
+      ...(request.sandbox === undefined ? {} : { sandbox: request.sandbox, loopbackPorts: loopbackPorts(options.baseUrl) }),
       timeoutMs: request.timeoutMs,
       ...(request.signal === undefined ? {} : { signal: request.signal }),
     })

@@ -2,8 +2,10 @@ import type { Command } from 'commander'
 import { registerAnalyze } from './analyze.ts'
 import { registerHarvest } from './harvest.ts'
 import { registerPower } from './power.ts'
+import { registerPublish } from './publish.ts'
 import { registerSelect } from './select.ts'
 import { registerValidate } from './validate.ts'
+import { registerVerifyArchive } from './verify-archive.ts'
 
 /** Every CLI command; each adds itself (and its --help) to the program. */
-export const commands: ReadonlyArray<(program: Command) => void> = [registerValidate, registerHarvest, registerSelect, registerAnalyze, registerPower]
+export const commands: ReadonlyArray<(program: Command) => void> = [registerValidate, registerHarvest, registerSelect, registerAnalyze, registerPower, registerPublish, registerVerifyArchive]

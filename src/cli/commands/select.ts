@@ -23,6 +23,7 @@ interface SelectCliOptions {
   timeout: number
   replace?: boolean
   plan?: boolean
+  excludeTasksOf: string[]
 }
 
 /** `task-outcome select`: the seeded draw of a task set from harvested candidates. */
@@ -46,6 +47,12 @@ export function registerSelect(program: Command): void {
     .option('--prompts <dir>', 'the prompts folder (default: <out>/prompts when present)')
     .addOption(new Option('--jobs <n>', 'candidates harvested again at once').argParser(wholeNumber('--jobs', 1)).default(defaultJobs()))
     .option('--timeout <seconds>', 'limit for each run of the test command', wholeNumber('--timeout', 1), 300)
+    .option(
+      '--exclude-tasks-of <set>',
+      'skip the candidates an earlier task set used (repeatable: e.g. --exclude-tasks-of tasks/pilot): the confirmatory draw, by the same rule and seed, from tasks none of them used',
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
     .option('--replace', 'remove the task folders already in --out first (instead of refusing)')
     .option('--plan', 'only print the walk order with the exclusions and which candidates have prompts; run no tests, write nothing')
     .action(async (options: SelectCliOptions) => {
@@ -55,13 +62,16 @@ export function registerSelect(program: Command): void {
         seed: options.seed,
         ...(options.exclusions === undefined ? {} : { exclusions: options.exclusions }),
         ...(options.prompts === undefined ? {} : { prompts: options.prompts }),
+        excludeTasksOf: options.excludeTasksOf,
       }
       if (options.plan === true) {
         const plan = await planDraw(common)
         process.stdout.write(`walk order for seed ${plan.seed} (${plan.order.length} candidates):\n`)
         plan.order.forEach((candidate, index) => {
           const exclusion = plan.exclusions.get(candidate.fix)
-          const state = exclusion !== undefined ? `excluded (${exclusion.reason})` : plan.prompts.has(candidate.fix) ? 'prompt ready' : 'NO PROMPT'
+          const earlier = plan.used.get(candidate.fix)
+          const state =
+            exclusion !== undefined ? `excluded (${exclusion.reason})` : earlier !== undefined ? `used by ${earlier.set}` : plan.prompts.has(candidate.fix) ? 'prompt ready' : 'NO PROMPT'
           process.stdout.write(`${String(index + 1).padStart(3)}. ${candidate.fix.slice(0, 12)}  ${state.padEnd(14)}  ${candidate.subject}\n`)
         })
         return

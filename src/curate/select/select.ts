@@ -13,6 +13,7 @@ import { listTaskDirs } from '../../tasks/load.ts'
 import { EXCLUSION_REASONS, readExclusions, type Exclusion } from './exclusions.ts'
 import { checkPrompts, readPrompts, type Prompt } from './prompts.ts'
 import { DEFAULT_SELECTION_SEED, walkOrder } from './shuffle.ts'
+import { readUsedTasks, type UsedTask, type UsedTaskSet } from './used-tasks.ts'
 import { writeTaskFolder } from './write-task.ts'
 
 /** Everything `select` needs. */
@@ -33,6 +34,11 @@ export interface SelectOptions {
   readonly jobs?: number
   /** Limit for each run of the test command (default 5 minutes). */
   readonly timeoutMs?: number
+  /**
+   * Earlier task sets (e.g. `tasks/pilot`) whose fix commits the draw skips:
+   * the confirmatory run's tasks, drawn by the same rule and seed, that none of them used.
+   */
+  readonly excludeTasksOf?: readonly string[]
   /** Remove task folders already in `out` instead of refusing. */
   readonly replace?: boolean
   readonly progress?: (line: string) => void
@@ -43,8 +49,11 @@ export interface SelectOptions {
 export interface WalkEntry {
   readonly fix: string
   readonly subject: string
-  /** excluded: in exclusions.json; flaky: the second harvest disagreed; selected: became a task; not reached: the draw was full before it. */
-  readonly status: 'excluded' | 'flaky' | 'selected' | 'not reached'
+  /**
+   * excluded: in exclusions.json; used: an earlier task set (`--exclude-tasks-of`) holds it; flaky: the second
+   * harvest disagreed; selected: became a task; not reached: the draw was full before it.
+   */
+  readonly status: 'excluded' | 'used' | 'flaky' | 'selected' | 'not reached'
   readonly reason?: string
   /** The task folder, for a selected candidate. */
   readonly task?: string
@@ -58,6 +67,8 @@ export interface Selection {
   readonly candidates: string
   readonly candidatesSha256: string
   readonly exclusions: string | null
+  /** Earlier task sets whose tasks this draw skipped (relative to the set folder), and how many each holds. */
+  readonly excludedTaskSets?: readonly UsedTaskSet[]
   /** Every candidate in walk order. */
   readonly walk: WalkEntry[]
   /** The task folders written, in order. */
@@ -75,6 +86,9 @@ export interface DrawPlan {
   readonly exclusionsFile: string | null
   readonly exclusions: Map<string, Exclusion>
   readonly prompts: Map<string, Prompt>
+  /** Fix commits earlier task sets used (skipped by the walk), and the sets. */
+  readonly used: Map<string, UsedTask>
+  readonly usedSets: readonly UsedTaskSet[]
   /** The candidates in walk order. */
   readonly order: Candidate[]
 }
@@ -84,7 +98,7 @@ export interface DrawPlan {
  * gold file, and computes the seeded walk order. Cheap: `select --plan` prints
  * it so prompts can be written for the candidates the walk will reach.
  */
-export async function planDraw(options: Pick<SelectOptions, 'candidates' | 'out' | 'seed' | 'exclusions' | 'prompts'>): Promise<DrawPlan> {
+export async function planDraw(options: Pick<SelectOptions, 'candidates' | 'out' | 'seed' | 'exclusions' | 'prompts' | 'excludeTasksOf'>): Promise<DrawPlan> {
   const loaded = await readCandidatesFile(options.candidates)
   const fixes = loaded.data.candidates.map((candidate) => candidate.fix)
   const seed = options.seed ?? DEFAULT_SELECTION_SEED
@@ -98,7 +112,8 @@ export async function planDraw(options: Pick<SelectOptions, 'candidates' | 'out'
   const prompts = promptsDir === null ? new Map<string, Prompt>() : await readPrompts(promptsDir, fixes)
   const goldFiles = new Map(loaded.data.candidates.map((candidate) => [candidate.fix, candidate.gold_files]))
   checkPrompts(prompts.values(), (fix) => goldFiles.get(fix) ?? [])
-  return { loaded, seed, exclusionsFile, exclusions, prompts, order: walkOrder(loaded.data.candidates, seed) }
+  const { used, sets: usedSets } = await readUsedTasks(options.excludeTasksOf ?? [])
+  return { loaded, seed, exclusionsFile, exclusions, prompts, used, usedSets, order: walkOrder(loaded.data.candidates, seed) }
 }
 
 /** Why a second harvest disagrees with the first, or null when it gives the same oracle. */
@@ -137,9 +152,14 @@ export async function select(options: SelectOptions): Promise<Selection> {
         'remove them, or pass --replace to have select remove them',
     )
   }
-  const { loaded, order, exclusions } = plan
+  const { loaded, order, exclusions, used } = plan
   const rule = ruleFromRecord(loaded.data.rule)
-  progress(`walk order (seed ${plan.seed}): ${order.length} candidate(s), ${exclusions.size} excluded; keeping ${count}`)
+  const usedHere = order.filter((candidate) => used.has(candidate.fix)).length
+  progress(
+    `walk order (seed ${plan.seed}): ${order.length} candidate(s), ${exclusions.size} excluded` +
+      (plan.usedSets.length === 0 ? '' : `, ${usedHere} used by ${plan.usedSets.map((set) => set.dir).join(', ')}`) +
+      `; keeping ${count}`,
+  )
 
   const repository = await openRepository(loaded.repo)
   const workDir = await mkdtemp(path.join(os.tmpdir(), 'task-outcome-select-'))
@@ -153,7 +173,7 @@ export async function select(options: SelectOptions): Promise<Selection> {
       workDir,
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     }
-    const walk = await walkCandidates(order, exclusions, count, options.jobs ?? defaultJobs(), setup, repository, progress)
+    const walk = await walkCandidates(order, exclusions, used, count, options.jobs ?? defaultJobs(), setup, repository, progress)
     const selected = walk.filter((entry) => entry.status === 'selected')
     if (selected.length < count) progress(`only ${selected.length} of the ${count} requested candidate(s) remain after exclusions and the flaky check`)
 
@@ -194,6 +214,7 @@ export async function select(options: SelectOptions): Promise<Selection> {
       candidates: relativePosix(out, loaded.file),
       candidatesSha256: createHash('sha256').update(await readFile(loaded.file)).digest('hex'),
       exclusions: plan.exclusionsFile === null ? null : relativePosix(out, path.resolve(plan.exclusionsFile)),
+      ...(plan.usedSets.length === 0 ? {} : { excludedTaskSets: plan.usedSets.map((set) => ({ dir: relativePosix(out, path.resolve(set.dir)), tasks: set.tasks })) }),
       walk: finalWalk,
       tasks,
     }
@@ -207,12 +228,14 @@ export async function select(options: SelectOptions): Promise<Selection> {
 }
 
 /**
- * The walk: in order, excluded candidates are skipped and the others are
- * harvested again, `jobs` at a time, until `count` have the same oracle twice.
+ * The walk: in order, excluded candidates and those an earlier task set used
+ * are skipped and the others are harvested again, `jobs` at a time, until
+ * `count` have the same oracle twice.
  */
 async function walkCandidates(
   order: readonly Candidate[],
   exclusions: ReadonlyMap<string, Exclusion>,
+  used: ReadonlyMap<string, UsedTask>,
   count: number,
   jobs: number,
   setup: HarvestSetup,
@@ -227,8 +250,9 @@ async function walkCandidates(
     // The next window: excluded candidates up to `jobs` ones to harvest again.
     const window: Candidate[] = []
     let end = position
-    while (end < order.length && window.filter((c) => !exclusions.has(c.fix)).length < jobs) window.push(order[end++]!)
-    const toHarvest = window.filter((candidate) => !exclusions.has(candidate.fix))
+    const skipped = (candidate: Candidate) => exclusions.has(candidate.fix) || used.has(candidate.fix)
+    while (end < order.length && window.filter((c) => !skipped(c)).length < jobs) window.push(order[end++]!)
+    const toHarvest = window.filter((candidate) => !skipped(candidate))
     const seconds = await mapPool(toHarvest, jobs, async (candidate) => {
       const roles = await commitRoles(repository.git, candidate.base, candidate.fix, setup.rule)
       return harvestCommit(setup, { fix: candidate.fix, base: candidate.base, date: candidate.date, subject: candidate.subject, roles })
@@ -240,6 +264,12 @@ async function walkCandidates(
       if (exclusion !== undefined) {
         progress(`${label(candidate)} → excluded (${exclusion.reason}): ${exclusion.why}`)
         walk.push({ fix: candidate.fix, subject: candidate.subject, status: 'excluded', reason: `(${exclusion.reason}) ${EXCLUSION_REASONS[exclusion.reason]}: ${exclusion.why}` })
+        continue
+      }
+      const earlier = used.get(candidate.fix)
+      if (earlier !== undefined) {
+        progress(`${label(candidate)} → used by ${earlier.set} (${earlier.task}): skipped`)
+        walk.push({ fix: candidate.fix, subject: candidate.subject, status: 'used', reason: `already a task of ${earlier.set} (${earlier.task})` })
         continue
       }
       const flaky = flakyReason(candidate, secondOf.get(candidate.fix)!)

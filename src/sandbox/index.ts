@@ -1,0 +1,13 @@
+/**
+ * The OS sandbox every agent and oracle process runs in (bubblewrap on
+ * Linux): its own user, mount, PID, IPC and network namespaces, the run's
+ * overlay workspace, a network allowlist, and what it refused.
+ */
+export { probeSandbox, resetSandboxProbe, sandboxLabel, SandboxUnavailable, SANDBOX_INSTALL, UNSANDBOXED, type SandboxInfo } from './probe.ts'
+export { mountOverlay, type MountedOverlay, type OverlayLayers } from './overlay.ts'
+export { RunSandbox, isolatedCommandLine, SANDBOX_HOST_PATH, type RunSandboxOptions, type SandboxDenials, type SandboxProcess } from './sandbox.ts'
+export { sandboxCommandLine, SYSTEM_READ_ONLY, type SandboxedCommand } from './command.ts'
+export { SandboxNetwork, allowedBy, PROXY_PORT } from './network.ts'
+export { commandInstallation, packageClosure } from './installation.ts'
+export type { SandboxSpec, SandboxNetworkSpec } from './spec.ts'
+export { toolchainMounts } from './toolchain.ts'

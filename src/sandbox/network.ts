@@ -1,0 +1,173 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import http from 'node:http'
+import net from 'node:net'
+import os from 'node:os'
+import path from 'node:path'
+import { PROXY_SOCKET } from './command.ts'
+import type { SandboxNetworkSpec } from './spec.ts'
+
+/**
+ * The harness's side of a run's network. The sandbox has a network namespace
+ * of its own (loopback only); what it may reach is served here over Unix
+ * sockets bound into it, which socat inside exposes on 127.0.0.1:
+ *
+ * - `<port>.sock` for each forwarded loopback port (the run's scripted model
+ *   server): bytes piped to 127.0.0.1:<port> of the harness;
+ * - `proxy.sock`, an HTTP proxy (`CONNECT` and absolute-URI requests) that
+ *   lets through only the hosts of `sandbox.allow` and refuses, counts and
+ *   remembers every other destination.
+ *
+ * Nothing else leaves the namespace: a direct connection to any other address
+ * finds no route, or nobody listening on the sandbox's own loopback.
+ */
+
+/** The proxy's port on the sandbox's loopback. */
+export const PROXY_PORT = 3128
+
+/** How many refused destinations a run keeps as examples. */
+export const MAX_EXAMPLES = 20
+
+/** Whether `host:port` matches an allow entry (`host`, `host:port`, or `*.domain` for its subdomains). */
+export function allowedBy(allow: readonly string[], host: string, port: number): boolean {
+  const name = host.toLowerCase().replace(/^\[|\]$/g, '')
+  return allow.some((raw) => {
+    const entry = raw.toLowerCase()
+    const colon = entry.lastIndexOf(':')
+    const [pattern, entryPort] = colon > 0 && /^\d+$/.test(entry.slice(colon + 1)) ? [entry.slice(0, colon), Number(entry.slice(colon + 1))] : [entry, undefined]
+    if (entryPort !== undefined && entryPort !== port) return false
+    return pattern.startsWith('*.') ? name.endsWith(pattern.slice(1)) && name.length > pattern.length - 1 : name === pattern
+  })
+}
+
+/** What the proxy refused in one run. */
+export interface NetworkDenials {
+  readonly count: number
+  readonly examples: readonly string[]
+}
+
+/** One run's network: the forwarders and the allowlisting proxy. */
+export class SandboxNetwork {
+  readonly socketDir: string
+  readonly #allow: readonly string[]
+  readonly #servers = new Map<string, net.Server>()
+  readonly #sockets = new Set<net.Socket>()
+  #denied = 0
+  readonly #examples: string[] = []
+
+  private constructor(socketDir: string, allow: readonly string[]) {
+    this.socketDir = socketDir
+    this.#allow = allow
+  }
+
+  /**
+   * Starts a run's network with its proxy. The socket folder is short-named
+   * under the system temp folder (a Unix socket path holds at most 107 bytes).
+   */
+  static async start(allow: readonly string[]): Promise<SandboxNetwork> {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'to-net-'))
+    const network = new SandboxNetwork(dir, allow)
+    await network.#listen(PROXY_SOCKET, network.#proxy())
+    return network
+  }
+
+  /** What the sandbox spec needs to reach this network, with `ports` forwarded (started on first use). */
+  async spec(ports: readonly number[]): Promise<SandboxNetworkSpec> {
+    for (const port of ports) {
+      if (port === PROXY_PORT) throw new Error(`loopback port ${PROXY_PORT} is the sandbox's proxy port`)
+      if (!this.#servers.has(`${port}.sock`)) await this.#listen(`${port}.sock`, this.#forwarder(port))
+    }
+    return { socketDir: this.socketDir, loopbackPorts: [...ports], proxyPort: PROXY_PORT }
+  }
+
+  /** The proxy variables a sandboxed process gets (loopback goes direct: to the forwarded ports). */
+  get env(): Record<string, string> {
+    const proxy = `http://127.0.0.1:${PROXY_PORT}`
+    const direct = '127.0.0.1,localhost,::1'
+    return { HTTPS_PROXY: proxy, HTTP_PROXY: proxy, https_proxy: proxy, http_proxy: proxy, NO_PROXY: direct, no_proxy: direct }
+  }
+
+  /** Refused connections so far. */
+  get denials(): NetworkDenials {
+    return { count: this.#denied, examples: [...this.#examples] }
+  }
+
+  #deny(what: string): void {
+    this.#denied += 1
+    if (this.#examples.length < MAX_EXAMPLES) this.#examples.push(what)
+  }
+
+  #track(socket: net.Socket): void {
+    this.#sockets.add(socket)
+    socket.once('close', () => this.#sockets.delete(socket))
+    socket.on('error', () => socket.destroy())
+  }
+
+  async #listen(name: string, server: net.Server): Promise<void> {
+    const file = path.join(this.socketDir, name)
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject)
+      server.listen(file, () => resolve())
+    })
+    this.#servers.set(name, server)
+  }
+
+  #forwarder(port: number): net.Server {
+    return net.createServer((inside) => {
+      this.#track(inside)
+      const outside = net.connect({ host: '127.0.0.1', port })
+      this.#track(outside)
+      inside.pipe(outside)
+      outside.pipe(inside)
+    })
+  }
+
+  #proxy(): http.Server {
+    const server = http.createServer((request, response) => {
+      let target: URL
+      try {
+        target = new URL(request.url ?? '')
+      } catch {
+        response.writeHead(400).end('task-outcome sandbox proxy: absolute URL expected\n')
+        return
+      }
+      const port = Number(target.port || (target.protocol === 'https:' ? 443 : 80))
+      if (target.protocol !== 'http:' || !allowedBy(this.#allow, target.hostname, port)) {
+        this.#deny(`${request.method} ${target.protocol}//${target.hostname}:${port}`)
+        response.writeHead(403).end(`task-outcome sandbox: ${target.hostname} is not in the experiment's sandbox.allow\n`)
+        return
+      }
+      const upstream = http.request({ host: target.hostname, port, method: request.method, path: `${target.pathname}${target.search}`, headers: request.headers }, (reply) => {
+        response.writeHead(reply.statusCode ?? 502, reply.headers)
+        reply.pipe(response)
+      })
+      upstream.on('error', () => response.destroy())
+      request.pipe(upstream)
+    })
+    server.on('connect', (request: http.IncomingMessage, client: net.Socket, head: Buffer) => {
+      this.#track(client)
+      const match = /^(\[[^\]]+\]|[^:]+):(\d+)$/.exec(request.url ?? '')
+      if (match === null || !allowedBy(this.#allow, match[1]!, Number(match[2]))) {
+        this.#deny(`CONNECT ${request.url}`)
+        client.end('HTTP/1.1 403 Forbidden\r\ncontent-length: 0\r\n\r\n')
+        return
+      }
+      const upstream = net.connect({ host: match[1]!.replace(/^\[|\]$/g, ''), port: Number(match[2]) }, () => {
+        client.write('HTTP/1.1 200 Connection Established\r\n\r\n')
+        if (head.length > 0) upstream.write(head)
+        upstream.pipe(client)
+        client.pipe(upstream)
+      })
+      this.#track(upstream)
+      upstream.once('error', () => client.end('HTTP/1.1 502 Bad Gateway\r\ncontent-length: 0\r\n\r\n'))
+    })
+    return server
+  }
+
+  /** Stops every listener, drops open connections and removes the socket folder. */
+  async close(): Promise<void> {
+    for (const socket of this.#sockets) socket.destroy()
+    await Promise.all([...this.#servers.values()].map((server) => new Promise<void>((resolve) => server.close(() => resolve()))))
+    this.#servers.clear()
+    await rm(this.socketDir, { recursive: true, force: true })
+  }
+}

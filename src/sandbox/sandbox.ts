@@ -1,0 +1,106 @@
+import { commandInstallation } from './installation.ts'
+import { sandboxCommandLine, type SandboxedCommand } from './command.ts'
+import { SandboxNetwork } from './network.ts'
+import type { MountedOverlay } from './overlay.ts'
+import type { SandboxSpec } from './spec.ts'
+
+/** The PATH bwrap and nsenter are looked up on (the harness's own environment stays out of the sandbox). */
+export const SANDBOX_HOST_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
+
+/**
+ * What a run's sandbox refused, as the record's `sandbox` field carries it.
+ * bubblewrap refuses reads and writes without telling anyone (a folder that
+ * is not mounted does not exist inside; a read-only one fails with EROFS in
+ * the kernel), so those counts are null: not observed, never a made-up zero.
+ * Connections go through the harness's proxy, which counts each one it refuses.
+ */
+export interface SandboxDenials {
+  readonly denied: { readonly read: number | null; readonly write: number | null; readonly network: number }
+  /** A few of the refused destinations (`CONNECT host:port`), the full list in the run's artifacts. */
+  readonly examples: readonly string[]
+}
+
+/** How a run's sandbox is set up. */
+export interface RunSandboxOptions {
+  /** Hosts the agent may reach through the proxy (`sandbox.allow`). */
+  readonly allow: readonly string[]
+  /** Folders every process of the run may write (the run's HOME). */
+  readonly writable: readonly string[]
+  /** Extra read-only folders (a prepared dependency folder, a toolchain). */
+  readonly readOnly: readonly string[]
+  /** The run's overlay workspace. */
+  readonly overlay?: MountedOverlay
+}
+
+/** One process to run in the sandbox. */
+export interface SandboxProcess extends SandboxedCommand {
+  /** Harness loopback ports the process reaches at the same 127.0.0.1 port inside (a scripted model server). */
+  readonly loopbackPorts?: readonly number[]
+  /** More read-only paths for this process only. */
+  readonly readOnly?: readonly string[]
+  /** More writable folders for this process only. */
+  readonly writable?: readonly string[]
+  /** False: no network at all, not even the proxy (setup commands, oracles). Default true. */
+  readonly network?: boolean
+}
+
+/**
+ * A run's sandbox: every process of the run (the agent CLI, its tools and
+ * hooks, the arm's setup commands) is started through `commandLine`, inside
+ * the run's overlay workspace and network, with the CLI's own installation
+ * mounted read-only. One per run; `close()` when the run ends.
+ */
+export class RunSandbox {
+  readonly #options: RunSandboxOptions
+  readonly #network: SandboxNetwork
+
+  private constructor(options: RunSandboxOptions, network: SandboxNetwork) {
+    this.#options = options
+    this.#network = network
+  }
+
+  /** Opens a run's sandbox (starts its proxy). */
+  static async open(options: RunSandboxOptions): Promise<RunSandbox> {
+    return new RunSandbox(options, await SandboxNetwork.start(options.allow))
+  }
+
+  /** The overlay the run's processes enter, if any. */
+  get overlay(): MountedOverlay | undefined {
+    return this.#options.overlay
+  }
+
+  /** The command line that runs `command` inside the run's sandbox (starting its port forwarders first). */
+  async commandLine(command: SandboxProcess): Promise<{ file: string; args: string[]; env: Record<string, string> }> {
+    const withNetwork = command.network !== false
+    const env = withNetwork ? { ...command.env, ...this.#network.env } : { ...command.env }
+    const spec: SandboxSpec = {
+      writable: [...this.#options.writable, ...(command.writable ?? [])],
+      readOnly: [...this.#options.readOnly, ...(command.readOnly ?? []), ...commandInstallation(command.file, command.args)],
+      ...(this.#options.overlay === undefined ? {} : { overlay: { pid: this.#options.overlay.pid, target: this.#options.overlay.layers.target } }),
+      network: withNetwork ? await this.#network.spec(command.loopbackPorts ?? []) : 'none',
+    }
+    return { ...sandboxCommandLine(spec, { ...command, env }), env: { PATH: SANDBOX_HOST_PATH } }
+  }
+
+  /** What the sandbox refused so far. */
+  get denials(): SandboxDenials {
+    const network = this.#network.denials
+    return { denied: { read: null, write: null, network: network.count }, examples: network.examples }
+  }
+
+  /** Stops the network (the overlay belongs to the workspace). */
+  async close(): Promise<void> {
+    await this.#network.close()
+  }
+}
+
+/**
+ * A one-off sandbox without a run (an oracle's test command, a version probe):
+ * no network, the given folders writable and read-only, optionally inside an overlay.
+ */
+export function isolatedCommandLine(spec: Omit<SandboxSpec, 'network'>, command: SandboxedCommand): { file: string; args: string[] } {
+  return sandboxCommandLine(
+    { ...spec, readOnly: [...spec.readOnly, ...commandInstallation(command.file, command.args)], network: 'none' },
+    command,
+  )
+}

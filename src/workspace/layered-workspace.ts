@@ -1,0 +1,60 @@
+import { mkdir, mkdtemp, rm } from 'node:fs/promises'
+import path from 'node:path'
+import { mountOverlay } from '../sandbox/index.ts'
+import type { Task } from '../tasks/task.ts'
+import { readChanges, snapshotTrees, type Change, type Snapshot, type WorkspaceTrees } from './changes.ts'
+import { diffChanges } from './diff.ts'
+import { copyTemplate } from './template.ts'
+import type { Workspace } from './workspace.ts'
+
+/** How to make a workspace from a template. */
+export interface LayeredWorkspaceOptions {
+  /** An overlay mounted in a namespace of its own (sandboxed runs), or a plain copy (`sandbox: 'none'`). */
+  readonly overlay: boolean
+}
+
+/**
+ * A workspace over a template: an overlay (upper layer `upper/`, mount point
+ * `ws/`) or a copy (`ws/`), in a fresh folder under `parentDir`.
+ */
+export async function layeredWorkspace(task: Task, template: string, parentDir: string, options: LayeredWorkspaceOptions): Promise<Workspace> {
+  const root = await mkdtemp(path.join(parentDir, `${task.id}-`))
+  const target = path.join(root, 'ws')
+  try {
+    const overlay = options.overlay
+      ? await mountOverlay({ lower: [template], upper: path.join(root, 'upper'), work: path.join(root, 'work'), target })
+      : undefined
+    if (overlay === undefined) {
+      await mkdir(target)
+      await copyTemplate(template, target)
+    }
+    const dir = overlay?.hostPath ?? target
+    const trees: WorkspaceTrees = { merged: dir, lower: template, ...(overlay === undefined ? {} : { upper: overlay.layers.upper }) }
+    let baseline: Snapshot | undefined
+    const snapshot = async () => (baseline ??= await snapshotTrees(trees))
+    const changes = async (): Promise<Change[]> => readChanges(trees, await snapshot())
+    return {
+      dir,
+      agentDir: target,
+      template,
+      task,
+      overlay,
+      async snapshot() {
+        baseline = await snapshotTrees(trees)
+      },
+      async changedFiles() {
+        return (await changes()).map((change) => change.path)
+      },
+      async diff() {
+        return diffChanges(trees, await snapshot(), await changes())
+      },
+      async dispose() {
+        await overlay?.release()
+        await rm(root, { recursive: true, force: true })
+      },
+    }
+  } catch (error) {
+    await rm(root, { recursive: true, force: true })
+    throw error
+  }
+}

@@ -1,0 +1,123 @@
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { execa } from 'execa'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { removeTemplate } from '../../src/workspace/template.ts'
+import { repoRoot } from '../helpers/experiment-fixture.ts'
+import { buildRepo, NODE_TEST_COMMAND } from '../helpers/throwaway.ts'
+
+// The confirmatory draw through the real CLI on a throwaway repository tested by the real `node --test`: six
+// fixes, one excluded before the walk, one whose test is flaky (it fails before the fix on every harvest after
+// the first, so every second harvest disagrees with the first). The pilot draws two tasks; the confirmatory draw,
+// by the same rule and seed with --exclude-tasks-of the pilot, must use none of them and still apply the
+// exclusions and the flaky check.
+const cli = (args: readonly string[]) => execa(process.execPath, ['bin/task-outcome.js', ...args], { cwd: repoRoot, reject: false })
+const HEAD = "import { test } from 'node:test'\nimport assert from 'node:assert/strict'\n"
+const MODULES = ['alpha', 'bravo', 'charlie', 'delta', 'echo']
+
+let scratch: string
+let repo: { dir: string; commits: string[] }
+let candidates: string
+/** Fix commit of each module (and of the flaky one), by name. */
+const fixOf = new Map<string, string>()
+
+beforeAll(async () => {
+  scratch = await mkdtemp(path.join(os.tmpdir(), 'confirmatory-'))
+  const counter = path.join(scratch, 'flaky-runs.txt')
+  const initial: Record<string, string> = { 'package.json': '{"type":"module"}\n' }
+  for (const name of [...MODULES, 'flaky']) {
+    initial[`src/${name}.js`] = `export const ${name} = (s) => s\n`
+    initial[`test/${name}.test.js`] = `import { ${name} } from '../src/${name}.js'\n${HEAD}test('${name} keeps empty', () => assert.equal(${name}(''), ''))\n`
+  }
+  const fixes = MODULES.map((name) => ({
+    subject: `fix: ${name} leaves text as it was`,
+    files: {
+      [`src/${name}.js`]: `export const ${name} = (s) => s.toUpperCase()\n`,
+      [`test/${name}.test.js`]: `import { ${name} } from '../src/${name}.js'\n${HEAD}test('${name} keeps empty', () => assert.equal(${name}(''), ''))\ntest('${name} uppers', () => assert.equal(${name}('ab'), 'AB'))\n`,
+    },
+  }))
+  const flakyTest =
+    `import { readFileSync, writeFileSync } from 'node:fs'\nimport { flaky } from '../src/flaky.js'\n${HEAD}` +
+    `let runs = 0\ntry { runs = Number(readFileSync(${JSON.stringify(counter)}, 'utf8')) } catch {}\n` +
+    `writeFileSync(${JSON.stringify(counter)}, String(runs + 1))\n` +
+    `test('sometimes', () => assert.ok(!(runs + 1 >= 3 && (runs + 1) % 2 === 1)))\n` +
+    `test('flaky uppers', () => assert.equal(flaky('ab'), 'AB'))\n`
+  repo = await buildRepo(
+    [
+      { subject: 'Initial', files: initial },
+      ...fixes,
+      { subject: 'fix: flaky leaves text as it was', files: { 'src/flaky.js': 'export const flaky = (s) => s.toUpperCase()\n', 'test/flaky.test.js': flakyTest } },
+    ],
+    'confirmatory-repo-',
+  )
+  ;[...MODULES, 'flaky'].forEach((name, index) => fixOf.set(name, repo.commits[index + 1]!))
+
+  const pilot = path.join(scratch, 'tasks', 'pilot')
+  candidates = path.join(pilot, 'candidates.json')
+  const harvest = await cli(['harvest', '--repo', repo.dir, '--out', candidates, '--source', 'src/**/*.js', '--tests', 'test/**/*.test.js', '--test-command', NODE_TEST_COMMAND, '--jobs', '1'])
+  expect(harvest.exitCode, harvest.stderr).toBe(0)
+  await mkdir(path.join(pilot, 'prompts'))
+  for (const [name, fix] of fixOf) await writeFile(path.join(pilot, 'prompts', `${fix.slice(0, 8)}.md`), `Turning text into capitals with ${name === 'flaky' ? 'the last helper' : `helper number ${MODULES.indexOf(name) + 1}`} gives it back unchanged.\n`)
+  await writeFile(
+    path.join(pilot, 'exclusions.json'),
+    JSON.stringify({ exclusions: [{ commit: fixOf.get('charlie')!.slice(0, 10), reason: 'a', why: 'its failing test checks the wording of an error message only' }] }, null, 2),
+  )
+}, 240_000)
+
+afterAll(async () => {
+  for (const commit of repo.commits.slice(0, -1)) await removeTemplate(repo.dir, commit)
+  await rm(repo.dir, { recursive: true, force: true })
+  await rm(scratch, { recursive: true, force: true })
+})
+
+async function fixesOf(set: string): Promise<string[]> {
+  const selection = JSON.parse(await readFile(path.join(set, 'selection.json'), 'utf8')) as { walk: Array<{ fix: string; status: string }> }
+  return selection.walk.filter((entry) => entry.status === 'selected').map((entry) => entry.fix)
+}
+
+describe('the confirmatory draw', () => {
+  it('select --exclude-tasks-of tasks/pilot draws by the same rule and seed from candidates the pilot did not use: no task in common, exclusions and the flaky check applied', async () => {
+    const pilot = path.join(scratch, 'tasks', 'pilot')
+    const confirmatory = path.join(scratch, 'tasks', 'confirmatory')
+    const drawn = await cli(['select', '--candidates', candidates, '--out', pilot, '--seed', '20261014', '--count', '2', '--jobs', '1'])
+    expect(drawn.exitCode, drawn.stderr).toBe(0)
+    const pilotFixes = await fixesOf(pilot)
+    expect(pilotFixes).toHaveLength(2)
+
+    const plan = await cli(['select', '--candidates', candidates, '--out', confirmatory, '--seed', '20261014', '--exclusions', path.join(pilot, 'exclusions.json'), '--prompts', path.join(pilot, 'prompts'), '--exclude-tasks-of', pilot, '--plan'])
+    expect(plan.exitCode, plan.stderr).toBe(0)
+    for (const fix of pilotFixes) expect(plan.stdout).toMatch(new RegExp(`${fix.slice(0, 12)}  used by ${pilot.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`))
+
+    const result = await cli([
+      'select', '--candidates', candidates, '--out', confirmatory, '--seed', '20261014', '--count', '5', '--jobs', '1',
+      '--exclusions', path.join(pilot, 'exclusions.json'), '--prompts', path.join(pilot, 'prompts'), '--exclude-tasks-of', pilot,
+    ])
+    expect(result.exitCode, result.stderr).toBe(0)
+    const confirmatoryFixes = await fixesOf(confirmatory)
+    expect(confirmatoryFixes.filter((fix) => pilotFixes.includes(fix))).toEqual([])
+    expect([...pilotFixes, ...confirmatoryFixes].sort()).toEqual(['alpha', 'bravo', 'delta', 'echo'].map((name) => fixOf.get(name)!).sort())
+    expect(result.stderr).toContain('only 2 of the 5 requested candidate(s) remain after exclusions and the flaky check')
+
+    const selection = JSON.parse(await readFile(path.join(confirmatory, 'selection.json'), 'utf8')) as {
+      seed: number
+      excludedTaskSets: unknown
+      walk: Array<{ fix: string; status: string; reason?: string }>
+    }
+    expect(selection.seed).toBe(20261014)
+    expect(selection.excludedTaskSets).toEqual([{ dir: '../pilot', tasks: 2 }])
+    const status = new Map(selection.walk.map((entry) => [entry.fix, entry]))
+    expect(status.get(fixOf.get('charlie')!)?.status).toBe('excluded')
+    expect(status.get(fixOf.get('flaky')!)?.status).toBe('flaky')
+    for (const fix of pilotFixes) expect(status.get(fix)).toMatchObject({ status: 'used', reason: expect.stringContaining(`already a task of ${pilot}`) })
+
+    const pilotWalk = JSON.parse(await readFile(path.join(pilot, 'selection.json'), 'utf8')).walk.map((entry: { fix: string }) => entry.fix)
+    expect(selection.walk.map((entry) => entry.fix)).toEqual(pilotWalk)
+  })
+
+  it('a task set to exclude that does not exist is refused, naming it', async () => {
+    const result = await cli(['select', '--candidates', candidates, '--out', path.join(scratch, 'tasks', 'other'), '--exclude-tasks-of', path.join(scratch, 'tasks', 'nowhere'), '--plan'])
+    expect(result.exitCode).toBe(1)
+    expect(result.stderr).toContain('nowhere: no such task set folder')
+  })
+})

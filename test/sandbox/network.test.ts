@@ -1,0 +1,76 @@
+import { readFile } from 'node:fs/promises'
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { hostileProject, tagged } from './hostile-agent.ts'
+
+// The sandbox's network: its own namespace; the model's loopback port forwarded; everything else refused (and
+// counted when it goes through the proxy, the only way out).
+
+function server(answer: string): Promise<{ server: http.Server; port: number; hits: string[] }> {
+  const hits: string[] = []
+  const made = http.createServer((request, response) => {
+    hits.push(request.url ?? '')
+    response.end(answer)
+  })
+  return new Promise((resolve) => made.listen(0, '127.0.0.1', () => resolve({ server: made, port: (made.address() as AddressInfo).port, hits })))
+}
+
+let model: Awaited<ReturnType<typeof server>>
+let other: Awaited<ReturnType<typeof server>>
+beforeAll(async () => {
+  model = await server('model says hello\n')
+  other = await server('the answer key\n')
+})
+afterAll(() => {
+  model.server.close()
+  other.server.close()
+})
+
+// bash's /dev/tcp: an HTTP/1.0 request to host:port (through a proxy when the request line is an absolute URL).
+const request = (label: string, port: number, line: string) => `
+if exec 3<>/dev/tcp/127.0.0.1/${port}; then
+  printf '${line}\\r\\nHost: x\\r\\nConnection: close\\r\\n\\r\\n' >&3
+  timeout 5 cat <&3 | tr -d '\\r' | sed 's/^/${label} /'
+  exec 3<&-
+else
+  echo "${label} REFUSED"
+fi`
+
+describe("a sandboxed agent's network", () => {
+  test('reaches the model it was given, while a second local server it was not allowed is refused, and the proxy counts the try', async () => {
+    const project = await hostileProject(
+      () =>
+        [
+          request('MODEL', model.port, 'GET /v1/messages HTTP/1.0'),
+          request('DIRECT', other.port, 'GET /direct HTTP/1.0'),
+          request('PROXIED', 3128, `GET http://127.0.0.1:${other.port}/via-proxy HTTP/1.0`),
+          request('TUNNEL', 3128, 'CONNECT github.com:443 HTTP/1.0'),
+        ].join('\n'),
+      { agentOptions: { loopbackPorts: [model.port] } },
+    )
+    const { record, transcript, artifacts } = await project.run()
+    expect(tagged(transcript, 'MODEL ')).toContain('model says hello')
+    expect(model.hits).toContain('/v1/messages')
+    expect(tagged(transcript, 'DIRECT ')).toEqual(['REFUSED'])
+    expect(tagged(transcript, 'PROXIED ')[0]).toMatch(/403/)
+    expect(tagged(transcript, 'TUNNEL ')[0]).toMatch(/403/)
+    expect(other.hits).toEqual([])
+    expect(record.sandbox).toEqual({
+      denied: { read: null, write: null, network: 2 },
+      examples: [`GET http://127.0.0.1:${other.port}`, 'CONNECT github.com:443'],
+    })
+    expect(await readFile(path.join(artifacts, 'sandbox-denials.txt'), 'utf8')).toContain('CONNECT github.com:443')
+  })
+
+  test('reaches an allowed host through the proxy', async () => {
+    const project = await hostileProject(() => request('ALLOWED', 3128, `GET http://127.0.0.1:${other.port}/allowed HTTP/1.0`), {
+      sandbox: { allow: [`127.0.0.1:${other.port}`] },
+    })
+    const { record, transcript } = await project.run()
+    expect(tagged(transcript, 'ALLOWED ')).toContain('the answer key')
+    expect(other.hits).toContain('/allowed')
+    expect(record.sandbox?.denied.network).toBe(0)
+  })
+})
