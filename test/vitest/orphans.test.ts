@@ -49,7 +49,7 @@ function liveProcessesOf(vitestPid: number, tag: string): number[] {
 }
 
 /** An experiment whose agent starts a child and a daemon outside the tree, then sleeps until killed. */
-async function lingeringAgentFixture(): Promise<{ fixture: ExperimentFixture; tag: string; pidDir: string; workDir: string }> {
+async function lingeringAgentFixture(sandbox: Record<string, unknown>): Promise<{ fixture: ExperimentFixture; tag: string; workDir: string }> {
   const fixture = await createExperimentFixture(simpleTasks(3, 0.2), {
     agent: { kind: 'command', bin: './agent.sh' },
     arms: { first: {}, second: {} },
@@ -57,36 +57,40 @@ async function lingeringAgentFixture(): Promise<{ fixture: ExperimentFixture; ta
     seeds: 1,
     timeoutSeconds: 600,
     maxWorkers: 2,
-    env: { pass: ['TEST_TAG', 'TEST_PID_DIR'] },
+    env: { pass: ['TEST_TAG'] },
+    ...sandbox,
   })
-  const pidDir = await mkdtemp(path.join(os.tmpdir(), 'task-outcome-pids-'))
   const workDir = await mkdtemp(path.join(os.tmpdir(), 'task-outcome-work-'))
-  await fixture.writeScript(
-    'agent.sh',
-    `sleep 300 &
-( setsid sleep 300 & )
-echo $$ > "$TEST_PID_DIR/agent-$TASK_OUTCOME_ARM-$TASK_OUTCOME_SEED-$$.pid"
-wait`,
-  )
-  return { fixture, tag: randomUUID(), pidDir, workDir }
+  await fixture.writeScript('agent.sh', 'sleep 300 &\n( setsid sleep 300 & )\nwait')
+  return { fixture, tag: randomUUID(), workDir }
+}
+
+/** Live processes carrying the test's tag (the agents and what they started). */
+function tagged(tag: string): number[] {
+  return processes().filter((proc) => !proc.zombie && carries(proc.pid, 'TEST_TAG', tag)).map((proc) => proc.pid)
 }
 
 describe('no process outlives the Vitest process that started it', () => {
-  test('after SIGKILL of Vitest mid-run, no process of the run is alive a second later, and its workspace folder is gone', async () => {
-    const { fixture, tag, pidDir, workDir } = await lingeringAgentFixture()
-    const run = fixture.vitest([], { env: { TEST_TAG: tag, TEST_PID_DIR: pidDir, TASK_OUTCOME_WORKDIR: workDir } })
-    const vitestPid = run.pid!
-    await waitFor(() => readdirSync(pidDir).length >= 2, 60_000)
-    await sleep(300)
-    expect(liveProcessesOf(vitestPid, tag).length).toBeGreaterThan(3)
-    expect(readdirSync(workDir).filter((entry) => entry.startsWith(`vitest-${vitestPid}-`))).toHaveLength(1)
+  for (const [label, sandbox] of [
+    ['in the sandbox', {}],
+    ["with sandbox: 'none' (the watchdog alone)", { sandbox: 'none' }],
+  ] as const) {
+    test(`${label}: after SIGKILL of Vitest mid-run, no process of the run is alive a second later, and its workspace folder is gone`, async () => {
+      const { fixture, tag, workDir } = await lingeringAgentFixture(sandbox)
+      const run = fixture.vitest([], { env: { TEST_TAG: tag, TASK_OUTCOME_WORKDIR: workDir } })
+      const vitestPid = run.pid!
+      // Two agents under way, each with its child and its daemon.
+      await waitFor(() => tagged(tag).length >= 6, 90_000)
+      expect(liveProcessesOf(vitestPid, tag).length).toBeGreaterThan(8)
+      expect(readdirSync(workDir).filter((entry) => entry.startsWith(`vitest-${vitestPid}-`))).toHaveLength(1)
 
-    process.kill(vitestPid, 'SIGKILL')
-    await run
-    await sleep(1000)
-    expect(liveProcessesOf(vitestPid, tag)).toEqual([])
-    expect(readdirSync(workDir).filter((entry) => entry.startsWith(`vitest-${vitestPid}-`))).toEqual([])
-  })
+      process.kill(vitestPid, 'SIGKILL')
+      await run
+      await sleep(1000)
+      expect(liveProcessesOf(vitestPid, tag)).toEqual([])
+      expect(readdirSync(workDir).filter((entry) => entry.startsWith(`vitest-${vitestPid}-`))).toEqual([])
+    })
+  }
 
   test('Ctrl-C says how many runs were recorded and the command that resumes; nothing of the run is left', async () => {
     const fixture = await createExperimentFixture(simpleTasks(3, 0.3), { seeds: 2 })

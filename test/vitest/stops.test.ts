@@ -6,7 +6,8 @@ import { describe, expect, test } from 'vitest'
 import { createExperimentFixture, simpleTasks } from '../helpers/experiment-fixture.ts'
 
 // Real Vitest processes running a real `command` agent (a bash script) that leaves a mark
-// for every time it is started, so a test can count the agent's starts.
+// in a folder of the test for every time it is started, so a test can count the agent's
+// starts: unsandboxed (`sandbox: 'none'`), since the sandbox hides the host's folders.
 
 const commandExperiment = (extra: Record<string, unknown>) => ({
   agent: { kind: 'command', bin: './agent.sh' },
@@ -15,6 +16,7 @@ const commandExperiment = (extra: Record<string, unknown>) => ({
   seeds: 1,
   env: { pass: ['MARKS'] },
   retries: { attempts: 3, backoffSeconds: 0 },
+  sandbox: 'none',
   ...extra,
 })
 
