@@ -1,9 +1,10 @@
 import { mkdtemp, readFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
+import { execa } from 'execa'
 import { XMLParser } from 'fast-xml-parser'
 import { describe, expect, test } from 'vitest'
-import { createExperimentFixture, simpleTasks } from '../helpers/experiment-fixture.ts'
+import { createExperimentFixture, repoRoot, simpleTasks, VITEST_BIN } from '../helpers/experiment-fixture.ts'
 
 // Real Vitest processes on a fixture experiment (gold against noop), each with the
 // reporters a user names on the command line instead of the config's.
@@ -77,5 +78,23 @@ describe('recording belongs to the plugin, whatever --reporter names', () => {
     expect(keysOf(await fixture.runs())).toEqual(KEYS)
     expect(String(result.all).match(/ {2}recorded 001-task-1 › gold › seed 1:/g)).toHaveLength(1)
     expect(String(result.all).match(/this invocation: /g)).toHaveLength(1)
+  })
+
+  test('in a terminal the progress line is live: it joins the summary Vitest redraws at the bottom', async () => {
+    const fixture = await createExperimentFixture(simpleTasks(2, 0.3))
+    // `script` gives Vitest a real pseudo-terminal.
+    const command = [process.execPath, VITEST_BIN, 'run', '--config', 'test/fixtures/experiment.config.ts', '--project', 'fixture'].map((part) => `'${part}'`).join(' ')
+    const result = await execa('script', ['-q', '-e', '-c', command, '/dev/null'], {
+      cwd: repoRoot,
+      env: { TASK_OUTCOME_EXPERIMENT: fixture.experimentFile, TASK_OUTCOME_ROOT: fixture.root, CI: '', GITHUB_ACTIONS: '' },
+      reject: false,
+      all: true,
+    })
+    expect(result.exitCode, result.all).toBe(0)
+    expect(keysOf(await fixture.runs())).toEqual(KEYS)
+    // eslint-disable-next-line no-control-regex
+    const screen = String(result.all).replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '')
+    expect(screen).toMatch(/ task-outcome · fixture: [1-7]\/8 runs recorded · solved noop \d\/\d, gold \d\/\d · \$0\.00 spent of \$4\.00 forecast/)
+    expect(screen).not.toMatch(/^task-outcome · fixture: \d\/8 runs recorded/m)
   })
 })
