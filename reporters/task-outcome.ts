@@ -2,6 +2,8 @@ import { appendFileSync, mkdirSync, renameSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import type { Reporter, TestCase, TestModule, TestProject, TestSpecification, Vitest } from 'vitest/node'
 import { concludeExperiment } from '../src/analysis/conclude.ts'
+import { DataError, TaskOutcomeError } from '../src/errors.ts'
+import type { ChainHead } from '../src/runs/chain.ts'
 import { forecastExperiment } from '../src/runs/forecast.ts'
 import { caseName } from '../src/runs/plan.ts'
 import { checkRecordedRuns, currentSpecRuns, prepareExperiment, readRecordedSpec, specFilePath, type PreparedExperiment } from '../src/runs/prepare.ts'
@@ -9,9 +11,10 @@ import { formatProgress, progressOf } from '../src/runs/progress.ts'
 import type { RecordedRun, RunRecord } from '../src/runs/record.ts'
 import { foldIntoRunsFile, readRecordedRuns, shardFilePath, specRunKey, type ShardId } from '../src/runs/shards.ts'
 import { reviseSpecRecord } from '../src/runs/spec-record.ts'
-import { appendRun, readRuns, runsFilePath } from '../src/runs/store.ts'
+import { appendRun, checkPlanned, readRuns, runsFilePath } from '../src/runs/store.ts'
 import { formatArmSummary, runSummary, summariseArms } from '../src/runs/summary.ts'
 import { summariseSweep } from '../src/runs/sweep.ts'
+import { describeVerification } from '../src/runs/transcript-check.ts'
 import { REPORTER_BRAND } from '../src/vitest/attach.ts'
 import { ALREADY_RECORDED, NOT_RUN_BUDGET, NOT_RUN_STOPPED, PROVIDE_KEY, type ExperimentProvide } from '../src/vitest/meta.ts'
 import { currentSession } from '../src/vitest/session.ts'
@@ -27,6 +30,10 @@ interface ExperimentLedger {
   readonly recorded: Map<string, RecordedRun>
   /** (spec, task, arm, seed) keys already in the target file: a run is appended at most once per spec. */
   readonly inTarget: Set<string>
+  /** Where the target file ended after the recorder's last read or append: anything else appended since is refused. */
+  head: ChainHead
+  /** Why nothing more can be recorded for this experiment (the file was changed under the recorder). */
+  refused: Error | undefined
   /** Cases of this invocation collected so far (a shard's share of the plan). */
   toRun: number
   appended: number
@@ -131,13 +138,22 @@ export default class TaskOutcomeReporter implements Reporter {
       for (const testCase of testModule.children.allTests()) this.#take(testCase, false)
     }
     this.#ended = true
+    const failures: string[] = []
     for (const ledger of this.#ledgers.values()) {
       if (!ledger.active) continue
-      await this.#writeSpecOnce(ledger)
-      this.#reportStops(ledger)
-      if (this.#shard !== undefined) this.#reportShard(ledger)
-      else await this.#conclude(ledger)
+      try {
+        await this.#writeSpecOnce(ledger)
+        this.#reportStops(ledger)
+        if (this.#shard !== undefined) this.#reportShard(ledger)
+        else await this.#conclude(ledger)
+      } catch (error) {
+        // One experiment's failure never hides another's: each is concluded on its own.
+        failures.push(ledger.provide.name)
+        const what = error instanceof TaskOutcomeError ? error.message : `the analysis failed: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`
+        this.#log(`\ntask-outcome · ${ledger.provide.name}: no conclusion: ${what}`)
+      }
     }
+    if (failures.length > 0) process.exitCode = 1
   }
 
   /** The experiment a project runs, when it is an experiment project. */
@@ -147,11 +163,14 @@ export default class TaskOutcomeReporter implements Reporter {
     let ledger = this.#ledgers.get(provide.name)
     if (ledger === undefined) {
       const targetFile = this.#shard === undefined ? runsFilePath(provide.outDir) : shardFilePath(provide.outDir, this.#shard)
+      const read = readRuns(targetFile, { setAsideTorn: true, warn: (message) => this.#log(`task-outcome: ${message}`) })
       ledger = {
         provide,
         targetFile,
         recorded: new Map(readRecordedRuns(provide.outDir).records.map((record) => [specRunKey(record), record])),
-        inTarget: new Set(readRuns(targetFile).records.map(specRunKey)),
+        inTarget: new Set(read.records.map(specRunKey)),
+        head: read.head,
+        refused: undefined,
         toRun: 0,
         appended: 0,
         skipped: 0,
@@ -171,7 +190,9 @@ export default class TaskOutcomeReporter implements Reporter {
   /** Appends the shard files' runs to runs.jsonl (each once); says how many. */
   #fold(ledger: ExperimentLedger): void {
     const { appended, conflicts } = foldIntoRunsFile(ledger.provide.outDir)
-    for (const record of readRuns(ledger.targetFile).records) ledger.inTarget.add(specRunKey(record))
+    const read = readRuns(ledger.targetFile)
+    for (const record of read.records) ledger.inTarget.add(specRunKey(record))
+    ledger.head = read.head
     if (appended > 0) {
       ledger.folded += appended
       ledger.active = true
@@ -213,8 +234,17 @@ export default class TaskOutcomeReporter implements Reporter {
     ledger.active = true
     const key = specRunKey(run)
     if (ledger.inTarget.has(key)) return
-    appendRun(ledger.targetFile, run)
     ledger.inTarget.add(key)
+    try {
+      if (ledger.refused !== undefined) throw ledger.refused
+      ledger.head = appendRun(ledger.targetFile, run, { head: ledger.head, warn: (message) => this.#log(`task-outcome: ${message}`) })
+    } catch (error) {
+      if (!(error instanceof TaskOutcomeError)) throw error
+      ledger.refused ??= error
+      const kept = this.#keepUnrecorded(ledger, run)
+      this.#log(`task-outcome: ${caseName(run)} was measured but not recorded: ${error.message}\n  its record is kept in ${path.relative(ledger.provide.root, kept)}`)
+      return
+    }
     ledger.recorded.set(key, run as RecordedRun)
     ledger.appended++
     this.#log(`  recorded ${caseName(run)}: ${runSummary(run)}`)
@@ -224,6 +254,15 @@ export default class TaskOutcomeReporter implements Reporter {
     if (live && !this.#live && (ledger.appended === 1 || ledger.appended % PLAIN_PROGRESS_EVERY === 0 || ledger.appended === ledger.toRun)) {
       void this.#progressLine(ledger).then((line) => this.#log(line))
     }
+  }
+
+  /** A measured run the recorder refused to append is kept beside runs.jsonl, so nothing measured is lost. */
+  #keepUnrecorded(ledger: ExperimentLedger, run: RunRecord): string {
+    const dir = path.join(ledger.provide.outDir, 'unrecorded')
+    mkdirSync(dir, { recursive: true })
+    const file = path.join(dir, `${run.task}.${run.arm}.seed-${run.seed}.${Date.now()}.json`)
+    writeFileSync(file, `${JSON.stringify(run, null, 2)}\n`)
+    return file
   }
 
   /** The experiment's progress line now. */
@@ -333,6 +372,7 @@ export default class TaskOutcomeReporter implements Reporter {
         manifest: prepared.manifest,
         changeLog: prepared.changeLog,
         source: { file: path.relative(root, experimentFile).split(path.sep).join('/'), exportName },
+        ...(prepared.contamination === null ? {} : { contamination: prepared.contamination }),
       },
       records.length,
       new Date(),
@@ -404,15 +444,30 @@ export default class TaskOutcomeReporter implements Reporter {
     return written.join('\n')
   }
 
+  /**
+   * Verifies the records (chain, transcripts, plan), then applies the
+   * decision rule. Throws when the records cannot be trusted: the file was
+   * changed under the recorder, or its read fails.
+   */
   async #conclude(ledger: ExperimentLedger): Promise<void> {
     const prepared = await this.#prepare(ledger)
-    const all = readRuns(ledger.targetFile).records
-    const records = currentSpecRuns(prepared, all)
     const relative = this.#relative(ledger, ledger.targetFile)
+    if (ledger.refused !== undefined) throw ledger.refused
+    const read = readRuns(ledger.targetFile)
+    checkPlanned(read.records, prepared.plan, relative, prepared.specSha256)
+    if (read.head.bytes !== ledger.head.bytes || read.head.sha256 !== ledger.head.sha256) {
+      throw new DataError(
+        `${relative} changed after the recorder's last append (the recorder's last line is line ${ledger.head.lines}; the file now ends at line ${read.head.lines}, and not as the recorder left it). ` +
+          'Records are never edited: restore the file as the recorder left it, from a copy.',
+      )
+    }
+    const all = read.records
+    const records = currentSpecRuns(prepared, all)
     const arms = summariseArms(records, Object.keys(prepared.experiment.spec.arms))
     const lines = [
       '',
       `task-outcome · ${ledger.provide.name} · ${relative}`,
+      `  ${describeVerification(relative, read.head.lines, read.transcripts)}`,
       `  this invocation: ${ledger.appended} run(s) recorded, ${ledger.skipped} already recorded (skipped, not run again)` +
         (ledger.folded > 0 ? `, ${ledger.folded} folded from shard files` : '') +
         (ledger.failed > 0 ? `, ${ledger.failed} failed (nothing recorded; see the failures above)` : ''),
@@ -427,6 +482,10 @@ export default class TaskOutcomeReporter implements Reporter {
       records,
       plan: prepared.plan,
       earlierSpecs: earlierSpecCounts(all, prepared.specSha256),
+      contamination: prepared.contamination,
+      promptAllowances: prepared.tasks.flatMap((task) =>
+        task.kind === 'git-fix' ? (task.metadata.allow ?? []).map(({ word, reason }) => ({ task: task.id, word, reason })) : [],
+      ),
     })
     lines.push(conclusion.text)
     if (prepared.experiment.spec.skills !== undefined) lines.push(this.#writeSweep(prepared, ledger, records, conclusion.complete, conclusion.verdict))

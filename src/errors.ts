@@ -41,6 +41,8 @@ export type HarnessFailureReason =
   | 'oracle'
   /** Workspace or arm setup failed before the agent started. */
   | 'setup'
+  /** The agent reported numbers no real run produces (a cost that is not finite, below a nano-dollar, far above the cap, or $0 at its budget cap). */
+  | 'implausible-result'
 
 /**
  * The run measured nothing: the agent or the harness broke, not the task.
@@ -71,9 +73,21 @@ export class SpecError extends TaskOutcomeError {
   readonly code: string = 'TASK_OUTCOME_SPEC_ERROR'
 }
 
-/** Recorded data (`runs.jsonl`, a report) is malformed or incomplete. */
+/**
+ * Recorded data (`runs.jsonl`, a report) is malformed, incomplete or was
+ * changed after it was recorded. Its message is the whole story (file, line,
+ * what to do), so it carries no stack trace for Vitest or the CLI to print.
+ */
 export class DataError extends TaskOutcomeError {
-  readonly code = 'TASK_OUTCOME_DATA_ERROR'
+  /** A getter, not an own field, so an inspected error prints as its one line. */
+  get code(): string {
+    return 'TASK_OUTCOME_DATA_ERROR'
+  }
+
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options)
+    this.stack = `${this.name}: ${message}`
+  }
 }
 
 /** One problem found while validating a file: where, which field, what to do. */

@@ -6,7 +6,7 @@ import { analyzeRuns } from '../../src/analysis/report.ts'
 import type { AnalysisSettings } from '../../src/analysis/settings.ts'
 import { summariseTaskArms } from '../../src/analysis/task-summary.ts'
 import type { RecordedRun } from '../../src/runs/record.ts'
-import { parseRuns } from '../../src/runs/store.ts'
+import { formatRuns, parseRuns } from '../../src/runs/store.ts'
 import { benchRows, printBenchTable } from './table.ts'
 
 /**
@@ -70,7 +70,7 @@ const settings: AnalysisSettings = {
 
 export default async function run(): Promise<void> {
   const runs = records()
-  const text = runs.map((record) => JSON.stringify(record)).join('\n') + '\n'
+  const text = formatRuns(runs)
   const expected = expectedRuns(
     [...new Set(runs.map((record) => record.task))],
     ['baseline', 'tool'],
@@ -85,7 +85,7 @@ export default async function run(): Promise<void> {
 
   const bench = new Bench({ time: 3000, iterations: 5, warmupIterations: 1 })
   bench
-    .add('read runs.jsonl (JSON + zod, parseRuns)', () => void parseRuns(text, 'runs.jsonl'))
+    .add('read runs.jsonl (JSON + zod + hash chain, parseRuns)', () => void parseRuns(text, 'runs.jsonl'))
     .add('per-task reduction only', () => void summariseTaskArms(runs, ['baseline', 'tool'], 5))
     .add('whole analysis (analyzeRuns)', () => void analyzeRuns(runs, settings, expected))
     .add('analysis + report.json/md/html', () => void renderReportFiles(analyzeRuns(runs, settings, expected)))

@@ -6,36 +6,30 @@ import { CodexAgent } from './codex/agent.ts'
 import { CommandAgent } from './command/agent.ts'
 import { CursorAgent } from './cursor/agent.ts'
 import { GeminiAgent } from './gemini/agent.ts'
-import type { Agent } from './types.ts'
+import type { Agent, AgentContext } from './types.ts'
 
-/** Where an adapter resolves relative paths (a `command` agent's script, say). */
-export interface AgentContext {
-  /** The experiment file's folder. */
-  readonly experimentDir: string
-  /** The project root. */
-  readonly root: string
-}
+/** Makes one kind of agent from an arm's agent spec. */
+export type AgentFactory = (spec: AgentSpec, context: AgentContext) => Agent
+
+/**
+ * Every adapter, by the `agent.kind` that names it. The `satisfies` makes a
+ * kind the experiment schema accepts without an adapter here (or an adapter
+ * for a kind it does not accept) a type error, so the two lists cannot drift.
+ */
+export const agentAdapters = {
+  gold: () => new GoldAgent(),
+  noop: () => new NoopAgent(),
+  'claude-code': (spec, context) => new ClaudeCodeAgent(spec, context),
+  codex: (spec, context) => new CodexAgent(spec, context),
+  gemini: (spec, context) => new GeminiAgent(spec, context),
+  cursor: (spec, context) => new CursorAgent(spec, context),
+  command: (spec, context) => new CommandAgent(spec, context),
+} as const satisfies Record<AgentSpec['kind'], AgentFactory>
 
 /** Makes the adapter an arm's agent spec names. */
-export function createAgent(spec: AgentSpec, _context: AgentContext): Agent {
-  switch (spec.kind) {
-    case 'gold':
-      return new GoldAgent()
-    case 'noop':
-      return new NoopAgent()
-    case 'claude-code':
-      return new ClaudeCodeAgent(spec, _context)
-    case 'codex':
-      return new CodexAgent(spec)
-    case 'gemini':
-      return new GeminiAgent(spec)
-    case 'cursor':
-      return new CursorAgent(spec)
-    case 'command':
-      return new CommandAgent(spec, _context)
-    default:
-      throw new Error(`agent "${spec.kind}" is not available yet`)
-  }
+export function createAgent(spec: AgentSpec, context: AgentContext): Agent {
+  const factory: AgentFactory = agentAdapters[spec.kind]
+  return factory(spec, context)
 }
 
-export type { Agent, AgentRunRequest, AgentRunResult, AgentStop } from './types.ts'
+export type { Agent, AgentContext, AgentRunRequest, AgentRunResult, AgentStop } from './types.ts'

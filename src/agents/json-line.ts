@@ -11,3 +11,28 @@ export function parseJsonObjectLine<T extends object = Record<string, unknown>>(
     return null
   }
 }
+
+/** What a pass over a JSON-lines stream saw besides its events. */
+export interface JsonLinesPass {
+  /** Non-blank lines that were not a JSON object. */
+  readonly unparsedLines: number
+  /** The `type` of the last event, or null. */
+  readonly lastEventType: string | null
+}
+
+/** Calls `onEvent` with each line that is a JSON object event, in order; blank lines are skipped, other lines counted. */
+export function eachJsonEvent<E extends { readonly type?: string }>(lines: Iterable<string>, onEvent: (event: E) => void): JsonLinesPass {
+  let unparsedLines = 0
+  let lastEventType: string | null = null
+  for (const line of lines) {
+    if (line.trim() === '') continue
+    const event = parseJsonObjectLine<E>(line)
+    if (event === null) {
+      unparsedLines++
+      continue
+    }
+    lastEventType = event.type ?? null
+    onEvent(event)
+  }
+  return { unparsedLines, lastEventType }
+}

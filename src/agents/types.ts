@@ -9,6 +9,14 @@ import type { Task } from '../tasks/task.ts'
  * does) and never records anything (the reporter does).
  */
 
+/** Where an adapter resolves relative paths (`agent.bin`, a settings file). */
+export interface AgentContext {
+  /** The experiment file's folder. */
+  readonly experimentDir: string
+  /** The project root. */
+  readonly root: string
+}
+
 /** Everything an adapter gets for one run. */
 export interface AgentRunRequest {
   readonly task: Task

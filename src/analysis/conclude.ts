@@ -10,7 +10,7 @@ import { renderMarkdown } from './render-markdown.ts'
 import { verdictBlock } from './render-terminal.ts'
 import { analyzeRuns, type AnalysisReport } from './report.ts'
 import { reportJson } from './report-json.ts'
-import { settingsFromExperiment, type EarlierSpecRuns } from './settings.ts'
+import { settingsFromExperiment, type Contamination, type EarlierSpecRuns, type PromptAllowanceRow } from './settings.ts'
 
 /** What the reporter hands over when a suite ends. */
 export interface ConcludeInput {
@@ -24,6 +24,10 @@ export interface ConcludeInput {
   readonly plan: readonly PlannedRun[]
   /** Runs recorded under earlier spec hashes (kept in runs.jsonl, not in `records`, never pooled). */
   readonly earlierSpecs?: readonly EarlierSpecRuns[]
+  /** Tasks fixed on or before the model's training cutoff (null: the experiment names none). */
+  readonly contamination?: Contamination | null
+  /** The tasks' prompt allowances (metadata.json `allow`), listed in the report. */
+  readonly promptAllowances?: readonly PromptAllowanceRow[]
 }
 
 /** The decision rule's result for the terminal and the files written. */
@@ -61,7 +65,12 @@ export function renderReportFiles(report: AnalysisReport): { 'report.json': stri
  * contradict themselves.
  */
 export function concludeExperiment(input: ConcludeInput): Conclusion {
-  const settings = { ...settingsFromExperiment(input.experiment), earlierSpecs: input.earlierSpecs ?? [] }
+  const settings = {
+    ...settingsFromExperiment(input.experiment),
+    earlierSpecs: input.earlierSpecs ?? [],
+    contamination: input.contamination ?? null,
+    promptAllowances: input.promptAllowances ?? [],
+  }
   const report = analyzeRuns(input.records, settings, input.plan)
   const files: string[] = []
   if (report.complete) {

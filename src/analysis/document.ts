@@ -1,4 +1,4 @@
-import { changeLogLines, earlierSpecsSentence } from './change-log.ts'
+import { changeLogLines, contaminationSentence, earlierSpecsSentence } from './change-log.ts'
 import type { Comparison } from './comparison.ts'
 import { formatNumber, formatP, formatPercent, formatSeeds, formatUsd, formatUsdChange } from './format.ts'
 import { stageLabel } from './labels.ts'
@@ -141,6 +141,33 @@ function changeLogBlocks(report: AnalysisReport): Block[] {
     { kind: 'heading', level: 2, text: 'Change log' },
     lines.length === 0 ? { kind: 'paragraph', text: 'No change since the pre-registration.' } : { kind: 'list', items: lines },
     ...(earlier === null ? [] : [{ kind: 'paragraph', text: earlier } as const]),
+    ...promptAllowanceBlocks(report),
+  ]
+}
+
+/** The gold module names prompts were allowed to use (recorded by select from the prompts' front matter), each with its reason. */
+function promptAllowanceBlocks(report: AnalysisReport): Block[] {
+  if (report.promptAllowances.length === 0) return []
+  return [
+    { kind: 'heading', level: 2, text: 'Prompt allowances' },
+    {
+      kind: 'paragraph',
+      text: 'These prompts use a word that is also a gold file\'s module name; each was allowed, with its reason, before the draw:',
+    },
+    { kind: 'list', items: report.promptAllowances.map((row) => `${row.task}: "${row.word}" (${row.reason})`) },
+  ]
+}
+
+/** The contamination flag (tasks the model may have seen in training), when the spec names a training cutoff. */
+function contaminationBlocks(report: AnalysisReport): Block[] {
+  const sentence = contaminationSentence(report)
+  if (sentence === null) return []
+  return [
+    { kind: 'heading', level: 2, text: 'Contamination' },
+    { kind: 'paragraph', text: sentence },
+    ...(report.contamination!.flagged.length === 0
+      ? []
+      : [{ kind: 'table', header: ['task', 'fix committed', 'training cutoff'], rows: report.contamination!.flagged.map((task) => [task.task, task.fixDate, report.contamination!.trainingCutoff]) } as const]),
   ]
 }
 
@@ -198,7 +225,7 @@ export function reportDocument(report: AnalysisReport): Block[] {
   if (label !== null) blocks.push({ kind: 'label', tag: label.tag, text: label.text })
   if (!report.complete) {
     blocks.push({ kind: 'verdict', verdict: 'no verdict', text: noVerdictSentences(report).join(' ') })
-    return [...blocks, ...missingBlocks(report), ...dataBlocks(report), ...changeLogBlocks(report)]
+    return [...blocks, ...missingBlocks(report), ...dataBlocks(report), ...contaminationBlocks(report), ...changeLogBlocks(report)]
   }
   const several = report.comparisons.length > 1
   if (several) {
@@ -224,5 +251,5 @@ export function reportDocument(report: AnalysisReport): Block[] {
     })
   }
   for (const comparison of report.comparisons) blocks.push(...comparisonBlocks(report, comparison, several))
-  return [...blocks, ...skillCheckBlocks(report), ...secondaryBlocks(report), ...dataBlocks(report), ...changeLogBlocks(report)]
+  return [...blocks, ...skillCheckBlocks(report), ...secondaryBlocks(report), ...dataBlocks(report), ...contaminationBlocks(report), ...changeLogBlocks(report)]
 }

@@ -1,4 +1,4 @@
-import { changeLogLines, earlierSpecsSentence } from './change-log.ts'
+import { changeLogLines, contaminationSentence, earlierSpecsSentence } from './change-log.ts'
 import type { Comparison } from './comparison.ts'
 import { formatNumber, formatP, formatPercent, formatSeeds } from './format.ts'
 import { stageLabel } from './labels.ts'
@@ -19,11 +19,16 @@ function comparisonLines(comparison: Comparison, several: boolean): string[] {
   ]
 }
 
-/** The change log, entry by entry, and the runs of earlier specs left out. */
+/** The contamination flag, the change log entry by entry, and the runs of earlier specs left out. */
 function preregistrationLines(report: AnalysisReport): string[] {
   const changes = changeLogLines(report)
   const earlier = earlierSpecsSentence(report)
-  return [...(changes.length === 0 ? [] : ['  change log:', ...changes.map((line) => `    ${line}`)]), ...(earlier === null ? [] : [`  ${earlier}`])]
+  const contamination = contaminationSentence(report)
+  return [
+    ...(contamination === null ? [] : [`  ${contamination}`]),
+    ...(changes.length === 0 ? [] : ['  change log:', ...changes.map((line) => `    ${line}`)]),
+    ...(earlier === null ? [] : [`  ${earlier}`]),
+  ]
 }
 
 /**

@@ -7,7 +7,7 @@ import { checkCompleteness, type RunGap, type RunIdentity } from './completeness
 import { decide, NO_VERDICT, type Decision } from './decision.ts'
 import { secondaryEndpoints, type ArmSecondary } from './secondary.ts'
 import type { ChangeLogEntry } from '../experiment/schema.ts'
-import { analysedArms, type AnalysisSettings, type EarlierSpecRuns, type Stage } from './settings.ts'
+import { analysedArms, type AnalysisSettings, type Contamination, type EarlierSpecRuns, type PromptAllowanceRow, type Stage } from './settings.ts'
 import { checkRecords, summariseTaskArms } from './task-summary.ts'
 import { skillChecks, type SkillChecks } from './skill-checks.ts'
 
@@ -74,6 +74,10 @@ export interface AnalysisReport {
   readonly changeLog: readonly ChangeLogEntry[]
   /** Runs recorded under earlier spec hashes: kept in runs.jsonl, not analysed here (never pooled). */
   readonly earlierSpecs: readonly EarlierSpecRuns[]
+  /** Tasks fixed on or before the model's training cutoff (reported, not judged); null when the spec names no cutoff. */
+  readonly contamination: Contamination | null
+  /** Gold module names the prompts were allowed to use, each with its task and reason. */
+  readonly promptAllowances: readonly PromptAllowanceRow[]
 }
 
 function checkSettings(settings: AnalysisSettings): void {
@@ -130,7 +134,12 @@ export function analyzeRuns(records: readonly RecordedRun[], settings: AnalysisS
     unexpectedRuns: completeness.unexpectedRuns,
     armsWithoutRuns: completeness.armsWithoutRuns,
   }
-  const preregistration = { changeLog: settings.changeLog ?? [], earlierSpecs: settings.earlierSpecs ?? [] }
+  const preregistration = {
+    changeLog: settings.changeLog ?? [],
+    earlierSpecs: settings.earlierSpecs ?? [],
+    contamination: settings.contamination ?? null,
+    promptAllowances: settings.promptAllowances ?? [],
+  }
   if (!completeness.complete) {
     return {
       ...base,

@@ -33,6 +33,24 @@ export interface AnalysisSettings {
   readonly changeLog?: readonly ChangeLogEntry[]
   /** Runs recorded under earlier spec hashes: kept, counted in the report, never analysed with these. */
   readonly earlierSpecs?: readonly EarlierSpecRuns[]
+  /** Tasks fixed on or before the model's training cutoff, flagged in the report (null: no cutoff named). */
+  readonly contamination?: Contamination | null
+  /** Gold module names the tasks' prompts were allowed to use, with the reasons (listed in the report). */
+  readonly promptAllowances?: readonly PromptAllowanceRow[]
+}
+
+/** The contamination flag: the training cutoff, the tasks fixed on or before it, and those with no fix date. */
+export interface Contamination {
+  readonly trainingCutoff: string
+  readonly flagged: readonly { readonly task: string; readonly fixDate: string }[]
+  readonly undated: readonly string[]
+}
+
+/** One word a task's prompt was allowed to use although it names a gold file's module (metadata.json `allow`). */
+export interface PromptAllowanceRow {
+  readonly task: string
+  readonly word: string
+  readonly reason: string
 }
 
 /** How many runs an earlier spec hash holds in runs.jsonl. */

@@ -11,6 +11,8 @@ import { buildAgentEnv } from '../workspace/env.ts'
 import { createWorkspace, defaultWorkspaceRoot } from '../workspace/index.ts'
 import { applyArmSetup } from '../workspace/setup.ts'
 import { cachedSkillLibrary, installSkills, resolveArmSkills, skillsDirFor } from '../workspace/skills.ts'
+import { artifactsPath, transcriptPath } from './artifacts.ts'
+import { checkReportedNumbers } from './plausibility.ts'
 import { RunSandbox, type SandboxDenials } from '../sandbox/index.ts'
 import type { HarnessRetry, RunRecord } from './record.ts'
 import { experimentSandboxVersion, runReadOnlyMounts } from './sandbox.ts'
@@ -47,6 +49,8 @@ export interface TrialResult {
   readonly changedFiles: string[]
   /** SHA-256 of each skill the workspace held (skill experiments only). */
   readonly skills?: Record<string, string>
+  /** Test-disarming patterns found in the agent's change. */
+  readonly integrityFlags?: readonly string[]
 }
 
 /** Puts a skill experiment's condition skills into the workspace; returns their hashes (undefined outside skill experiments). */
@@ -61,10 +65,7 @@ async function installConditionSkills(context: RunContext, workspace: string): P
   return installSkills(workspace, skillsDirFor(armAgentSpec(experiment, arm).kind, skillsSpec), names, library)
 }
 
-/** The artifacts folder of a run, relative to the output folder (git-ignored). */
-export function artifactsPath(run: { task: string; arm: string; seed: number }): string {
-  return path.posix.join('artifacts', run.task, run.arm, `seed-${run.seed}`)
-}
+export { artifactsPath } from './artifacts.ts'
 
 /** The arm's spec with the experiment's agent merged in. */
 export function armAgentSpec(experiment: LoadedExperiment, arm: string) {
@@ -136,6 +137,7 @@ export async function runTrial(context: RunContext, artifactsDir: string): Promi
       seed: context.seed,
       ...(context.signal === undefined ? {} : { signal: context.signal }),
     })
+    checkReportedNumbers(agentResult, experiment.spec.budgetUsd, `${task.id} › ${arm} › seed ${context.seed}: the agent`)
     const denials = sandbox?.denials ?? null
     if (denials !== null && denials.examples.length > 0) await writeFile(path.join(artifactsDir, 'sandbox-denials.txt'), `${denials.examples.join('\n')}\n`)
     checkManipulation(arm, armSpec.hooks, agentResult)
@@ -176,7 +178,7 @@ export function buildRecord(context: RunContext, trial: TrialResult, retries: Ha
   const timedOut = trial.agent.stop === 'timeout'
   const solved = !timedOut && trial.judgement.solved
   const fired = trial.agent.hooksFired
-  const transcript = trial.agent.transcriptSha256 === null ? null : path.posix.join(artifactsPath({ task: task.id, arm, seed }), 'transcript.jsonl')
+  const transcript = trial.agent.transcriptSha256 === null ? null : transcriptPath({ task: task.id, arm, seed })
   return {
     experiment: experiment.spec.name,
     specSha256: context.specSha256,
@@ -210,6 +212,7 @@ export function buildRecord(context: RunContext, trial: TrialResult, retries: Ha
     transcript,
     transcriptSha256: trial.agent.transcriptSha256,
     harnessRetries: retries,
+    integrityFlags: [...(trial.integrityFlags ?? [])],
     ...(trial.skills === undefined ? {} : { skills: trial.skills }),
     startedAt: startedAt.toISOString(),
     finishedAt: finishedAt.toISOString(),

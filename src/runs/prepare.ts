@@ -6,6 +6,7 @@ import { checkChangeLog } from '../experiment/change-log.ts'
 import { buildSpecManifest, describeSpecChanges, specSha256, type SpecManifest } from '../experiment/hash.ts'
 import type { ChangeLogEntry } from '../experiment/schema.ts'
 import { loadExperiment, type ExperimentLocation, type LoadedExperiment } from '../experiment/load.ts'
+import { checkContamination, type ContaminationCheck } from '../tasks/contamination.ts'
 import { loadTaskSet } from '../tasks/load.ts'
 import { armAppliesTo, loadSkillLibrary, resolveArmSkills } from '../workspace/skills.ts'
 import type { Task } from '../tasks/task.ts'
@@ -13,7 +14,7 @@ import { planRuns, type PlannedRun } from './plan.ts'
 import { runKey, type RecordedRun } from './record.ts'
 import { readRecordedRuns } from './shards.ts'
 import { knownSpecHashes, parseRecordedSpec, recordedChangeLog, type RecordedSpec } from './spec-record.ts'
-import { runsFilePath } from './store.ts'
+import { checkPlanned, runsFilePath } from './store.ts'
 
 /** An experiment ready to run: its tasks, its spec hash and its plan. */
 export interface PreparedExperiment {
@@ -24,6 +25,8 @@ export interface PreparedExperiment {
   readonly plan: readonly PlannedRun[]
   /** The pre-registration's change log (not in the spec hash; spec.json keeps it). */
   readonly changeLog: readonly ChangeLogEntry[]
+  /** Tasks fixed on or before the model's training cutoff; null when the experiment names no cutoff. */
+  readonly contamination: ContaminationCheck | null
 }
 
 /** The spec manifest kept beside runs.jsonl, so a changed spec can be named. */
@@ -92,7 +95,15 @@ export async function prepareLoadedExperiment(experiment: LoadedExperiment): Pro
     spec.seeds,
     spec.orderSeed,
   )
-  return { experiment, tasks, manifest, specSha256: specSha256(manifest), plan, changeLog: spec.preregistration?.changes ?? [] }
+  return {
+    experiment,
+    tasks,
+    manifest,
+    specSha256: specSha256(manifest),
+    plan,
+    changeLog: spec.preregistration?.changes ?? [],
+    contamination: checkContamination(tasks, spec.trainingCutoff),
+  }
 }
 
 /** The pre-registration document the experiment names (its bytes go into the spec hash); a missing one is a `SpecError`. */
@@ -179,7 +190,8 @@ export function currentSpecRuns(prepared: PreparedExperiment, records: readonly 
 
 /** Reads and checks the recorded runs of a prepared experiment (runs.jsonl and its shard files); returns the current spec's, keyed by (task, arm, seed). */
 export function recordedRunsFor(prepared: PreparedExperiment): Map<string, RecordedRun> {
-  const { records } = readRecordedRuns(prepared.experiment.outDir)
+  const { records, files } = readRecordedRuns(prepared.experiment.outDir)
   checkRecordedRuns(prepared, records)
+  for (const { file, records: own } of files) checkPlanned(own, prepared.plan, path.relative(prepared.experiment.root, file), prepared.specSha256)
   return new Map(currentSpecRuns(prepared, records).map((record) => [runKey(record), record]))
 }

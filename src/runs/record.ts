@@ -52,8 +52,8 @@ export const HarnessRetrySchema = z.strictObject({
 })
 export type HarnessRetry = z.infer<typeof HarnessRetrySchema>
 
-/** The record exactly as the harness writes it: no field missing, none unknown. */
-export const RunRecordSchema = z.strictObject({
+/** A run's record as the harness builds it, before the store links it into the chain. */
+export const MeasuredRunSchema = z.strictObject({
   experiment: z.string().min(1),
   specSha256: sha256,
   task: z.string().min(1),
@@ -92,18 +92,24 @@ export const RunRecordSchema = z.strictObject({
   transcript: z.string().nullable(),
   transcriptSha256: sha256.nullable(),
   harnessRetries: z.array(HarnessRetrySchema),
+  /** Patterns in the agent's change that disarm tests rather than fix code (`src/integrity/`): reported beside the outcome, never changing it. */
+  integrityFlags: z.array(z.string()),
   /** SHA-256 of every skill the run's workspace held, by skill name (skill experiments only). */
   skills: z.record(z.string(), sha256).optional(),
   startedAt: isoTime,
   finishedAt: isoTime,
 })
-export type RunRecord = z.infer<typeof RunRecordSchema>
+/** The record a run produces (the case body's `meta.run`); the store adds `prevSha256` when it appends it. */
+export type RunRecord = z.infer<typeof MeasuredRunSchema>
 
-/**
- * What readers accept: the fields the analysis needs, any others passed
- * through, so records from a newer harness (or hand-added fields) still load.
- */
-export const RecordedRunSchema = z.looseObject({
+/** One line of runs.jsonl exactly as the store writes it: no field missing, none unknown. */
+export const RunRecordSchema = MeasuredRunSchema.extend({
+  /** The hash chain: SHA-256 of the previous line's UTF-8 bytes without its newline (of the empty string on line 1). */
+  prevSha256: sha256,
+})
+
+/** The fields every reader needs (the analysis builds records of just these in memory). */
+const RecordedFieldsSchema = z.looseObject({
   experiment: z.string().min(1),
   specSha256: z.string(),
   task: z.string().min(1),
@@ -114,7 +120,19 @@ export const RecordedRunSchema = z.looseObject({
   costUsd: z.number().nonnegative(),
   costSource: CostSourceSchema,
 })
-export type RecordedRun = z.infer<typeof RecordedRunSchema> & Partial<RunRecord>
+
+/**
+ * What readers of runs.jsonl accept: the fields the analysis needs and the
+ * line's link in the hash chain, any others passed through, so records from a
+ * newer harness (or hand-added fields) still load.
+ */
+export const RecordedRunSchema = RecordedFieldsSchema.extend({
+  /** The hash chain: SHA-256 of the previous line (of the empty string on line 1). The store adds it when it appends. */
+  prevSha256: sha256,
+})
+
+/** A recorded run as the analysis reads it (`prevSha256` is set on every record read from a file; records built in memory have none). */
+export type RecordedRun = z.infer<typeof RecordedFieldsSchema> & { readonly prevSha256?: string } & Partial<RunRecord>
 
 /** The identity of a run: one (task, arm, seed) is recorded at most once. */
 export function runKey(run: { task: string; arm: string; seed: number }): string {

@@ -54,6 +54,8 @@ export interface RecordedRuns {
   readonly records: readonly RecordedRun[]
   /** Keys found in more than one file with different measurements (run twice: the first is kept). */
   readonly conflicts: readonly string[]
+  /** Each file read (runs.jsonl first, even when absent) with its own records, for checks that name a file's lines. */
+  readonly files: ReadonlyArray<{ readonly file: string; readonly records: readonly RecordedRun[] }>
 }
 
 /** The fields that say what a run measured (a copy of a record in another file differs only in its chain link). */
@@ -66,15 +68,18 @@ function measured(record: RecordedRun): string {
 export function readRecordedRuns(outDir: string): RecordedRuns {
   const byKey = new Map<string, RecordedRun>()
   const conflicts: string[] = []
+  const files: Array<{ file: string; records: readonly RecordedRun[] }> = []
   for (const file of [runsFilePath(outDir), ...listShardFiles(outDir)]) {
-    for (const record of readRuns(file).records) {
+    const { records } = readRuns(file)
+    files.push({ file, records })
+    for (const record of records) {
       const key = specRunKey(record)
       const earlier = byKey.get(key)
       if (earlier === undefined) byKey.set(key, record)
       else if (measured(earlier) !== measured(record)) conflicts.push(`${record.task} › ${record.arm} › seed ${record.seed}`)
     }
   }
-  return { records: [...byKey.values()], conflicts }
+  return { records: [...byKey.values()], conflicts, files }
 }
 
 /** A record as the store takes it: the chain link belongs to the file it was read from. */

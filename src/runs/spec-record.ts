@@ -25,6 +25,14 @@ const SpecEntrySchema = z.looseObject({
   changeLog: z.array(ChangeLogEntrySchema).optional(),
   /** The experiment file (relative to the project root) and its export. */
   source: z.strictObject({ file: z.string(), exportName: z.string() }).optional(),
+  /** Tasks fixed on or before the experiment's `trainingCutoff` (present when it names one). */
+  contamination: z
+    .strictObject({
+      trainingCutoff: z.string(),
+      flagged: z.array(z.strictObject({ task: z.string(), fixDate: z.string() })),
+      undated: z.array(z.string()),
+    })
+    .optional(),
 })
 
 /** An earlier spec: as it was recorded, and when it was replaced. */
@@ -88,8 +96,15 @@ export function reviseSpecRecord(recorded: RecordedSpec | undefined, current: Cu
   if (recorded === undefined) return top
   const { earlier, ...recordedTop } = recorded
   if (recorded.specSha256 === current.specSha256) {
-    if (JSON.stringify(recorded.changeLog ?? []) === JSON.stringify(current.changeLog) && recorded.source !== undefined) return undefined
-    return { ...recordedTop, ...(recorded.source === undefined && current.source !== undefined ? { source: current.source } : {}), changeLog: [...current.changeLog], ...(earlier === undefined ? {} : { earlier }) }
+    const sameExtras = recorded.source !== undefined && JSON.stringify(recorded.contamination) === JSON.stringify(current.contamination)
+    if (JSON.stringify(recorded.changeLog ?? []) === JSON.stringify(current.changeLog) && sameExtras) return undefined
+    return {
+      ...recordedTop,
+      ...(recorded.source === undefined && current.source !== undefined ? { source: current.source } : {}),
+      ...(current.contamination === undefined ? {} : { contamination: current.contamination }),
+      changeLog: [...current.changeLog],
+      ...(earlier === undefined ? {} : { earlier }),
+    } as RecordedSpec
   }
   if (recordedRuns === 0) return { ...top, ...(earlier === undefined ? {} : { earlier }) }
   return { ...top, earlier: [...(earlier ?? []), { ...recordedTop, replacedAt: now.toISOString() }] }

@@ -1,4 +1,4 @@
-import { artifactsPath } from './execute.ts'
+import { artifactsPath } from './artifacts.ts'
 import type { RecordedRun } from './record.ts'
 
 /** Aggregates of one (task, condition) or one condition overall. */

@@ -51,6 +51,17 @@ export const GitFixMetadataSchema = z.strictObject({
   test_globs: z.array(z.string().min(1)).optional(),
   /** The commit subject, for humans. */
   subject: z.string().optional(),
+  /**
+   * When the fix was committed (ISO 8601, as `git log --format=%cI` prints it;
+   * `select` writes it). An experiment that names the model's training cutoff
+   * flags tasks fixed on or before it as possibly in the training data.
+   */
+  fix_date: z.iso.datetime({ offset: true, message: 'an ISO 8601 date and time, e.g. 2026-07-02T09:00:00+00:00' }).optional(),
+  /**
+   * Gold files' module names the prompt uses, each with the reason it must
+   * (from the prompt's front matter, accepted by `select`; the report lists them).
+   */
+  allow: z.array(z.strictObject({ word: z.string().min(1), reason: z.string().min(1) })).optional(),
 })
 export type GitFixMetadata = z.infer<typeof GitFixMetadataSchema>
 

@@ -81,6 +81,29 @@ function startSessionOnce(vitest: Vitest): void {
   }
 }
 
+/** Whether a module id is a task folder's `metadata.json` in this experiment's task set (a generated test module). */
+function isTaskModule(id: string, tasksDir: string): boolean {
+  const file = id.split('?')[0]!
+  return path.basename(file) === 'metadata.json' && path.dirname(path.dirname(file)) === tasksDir
+}
+
+/** The part of `configureVitest`'s context that keys Vitest's file-system module cache (Vitest 4.1 and 5 name it differently). */
+interface CacheKeyContext {
+  readonly defineCacheKeyGenerator?: (generator: (context: { id: string }) => string | false | undefined) => void
+  readonly experimental_defineCacheKeyGenerator?: (generator: (context: { id: string }) => string | false | undefined) => void
+}
+
+/**
+ * A task's test module carries what is already recorded, so it must be made
+ * anew on every run: Vitest 5 caches transformed modules on disk by default
+ * (`fsModuleCache`; opt-in on 4.1), keyed by the file's content, and a cached
+ * module would re-run recorded runs. The generator bails those modules out.
+ */
+function neverCacheTaskModules(context: CacheKeyContext, isTask: (id: string) => boolean): void {
+  const define = context.defineCacheKeyGenerator ?? context.experimental_defineCacheKeyGenerator
+  define?.(({ id }) => (isTask(id) ? false : undefined))
+}
+
 /**
  * The task-outcome Vite plugin for one experiment. In Vitest's main process it
  * refuses options that would bias the measurement, switches watch mode off,
@@ -103,7 +126,9 @@ export function taskOutcomePlugin(experiment: LoadedExperiment): Plugin {
   return {
     name: 'task-outcome',
     enforce: 'pre',
-    async configureVitest({ vitest, project }: { vitest: Vitest; project: TestProject }) {
+    async configureVitest(context) {
+      const { vitest, project } = context as unknown as { vitest: Vitest; project: TestProject }
+      neverCacheTaskModules(context, (id) => isTaskModule(id, tasksDir))
       attachReporter(vitest)
       if (vitest.config.mergeReports) return
       const refusal = refusedOption(project, name)
@@ -129,8 +154,8 @@ export function taskOutcomePlugin(experiment: LoadedExperiment): Plugin {
       startSessionOnce(vitest)
     },
     async load(id) {
+      if (!isTaskModule(id, tasksDir)) return null
       const file = id.split('?')[0]!
-      if (path.basename(file) !== 'metadata.json' || path.dirname(path.dirname(file)) !== tasksDir) return null
       const { prepared, recorded, versionsByArm } = await prepare()
       const taskId = path.basename(path.dirname(file))
       const payload: TaskModulePayload = {

@@ -36,6 +36,26 @@ function inputs(stage = 'pilot') {
 }
 
 describe('concludeExperiment (what the reporter calls when a suite ends)', () => {
+  test('lists the prompt allowances, each with its task and reason, in report.json, report.md and report.html', async () => {
+    const outDir = await mkdtemp(path.join(os.tmpdir(), 'task-outcome-conclude-'))
+    const { spec, plan, records } = inputs()
+    const promptAllowances = [{ task: '003-query-drops-plus', word: 'query', reason: 'users call the part after "?" the query' }]
+    concludeExperiment({ experiment: spec, outDir, records, plan, promptAllowances })
+    expect(JSON.parse(await readFile(path.join(outDir, 'report.json'), 'utf8')).promptAllowances).toEqual(promptAllowances)
+    const markdown = await readFile(path.join(outDir, 'report.md'), 'utf8')
+    expect(markdown).toContain('## Prompt allowances')
+    expect(markdown).toContain('003-query-drops-plus: "query" (users call the part after "?" the query)')
+    expect(await readFile(path.join(outDir, 'report.html'), 'utf8')).toContain('Prompt allowances')
+  })
+
+  test('a report without allowances has none and no such section', async () => {
+    const outDir = await mkdtemp(path.join(os.tmpdir(), 'task-outcome-conclude-'))
+    const { spec, plan, records } = inputs()
+    concludeExperiment({ experiment: spec, outDir, records, plan })
+    expect(JSON.parse(await readFile(path.join(outDir, 'report.json'), 'utf8')).promptAllowances).toEqual([])
+    expect(await readFile(path.join(outDir, 'report.md'), 'utf8')).not.toContain('Prompt allowances')
+  })
+
   test('complete: writes report.json, report.md and report.html beside runs.jsonl and returns the verdict block', async () => {
     const outDir = await mkdtemp(path.join(os.tmpdir(), 'task-outcome-conclude-'))
     const { spec, plan, records } = inputs()

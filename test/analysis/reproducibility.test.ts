@@ -6,14 +6,14 @@ import { expect, test } from 'vitest'
 import { renderReportFiles } from '../../src/analysis/conclude.ts'
 import { analyzeRuns } from '../../src/analysis/report.ts'
 import { seededShuffle } from '../../src/runs/plan.ts'
-import { parseRuns } from '../../src/runs/store.ts'
+import { formatRuns, parseRuns } from '../../src/runs/store.ts'
 import { experimentRecords, settings } from './records.ts'
 
 const data = () => experimentRecords({ tasks: 15, seeds: 3, change: (task) => -0.3 + (task % 5) * 0.1, unsolved: (task, arm) => arm === 'tool' && task === 4 })
 
 test('the same runs.jsonl gives the same report files, byte for byte, however often and wherever it is analysed', async () => {
   const { records, expected } = data()
-  const text = records.map((record) => JSON.stringify(record)).join('\n') + '\n'
+  const text = formatRuns(records)
   const dir = await mkdtemp(path.join(os.tmpdir(), 'task-outcome-repro-'))
   const first = renderReportFiles(analyzeRuns(parseRuns(text, path.join(dir, 'runs.jsonl')), settings(), expected))
   const second = renderReportFiles(analyzeRuns(parseRuns(text, '/elsewhere/runs.jsonl'), settings(), expected))
@@ -42,7 +42,7 @@ test('report.json keeps DESIGN\'s fields, in DESIGN\'s order, before the additio
   const json = JSON.parse(renderReportFiles(analyzeRuns(records, settings(), expected))['report.json']) as Record<string, unknown>
   expect(Object.keys(json)).toEqual([
     'experiment', 'complete', 'missing', 'tasks', 'seeds', 'arms', 'primary', 'solved', 'mcnemar', 'effect', 'decision', 'secondary', 'power',
-    'stage', 'control', 'treatments', 'parameters', 'missingRuns', 'unexpected', 'unexpectedRuns', 'armsWithoutRuns', 'comparisons', 'skillChecks', 'changeLog', 'earlierSpecs',
+    'stage', 'control', 'treatments', 'parameters', 'missingRuns', 'unexpected', 'unexpectedRuns', 'armsWithoutRuns', 'comparisons', 'skillChecks', 'changeLog', 'earlierSpecs', 'contamination', 'promptAllowances',
   ])
   expect(Object.keys(json.primary as object)).toEqual(['statistic', 'p', 'n', 'exact'])
   expect(Object.keys(json.mcnemar as object)).toEqual(['b', 'c', 'p'])

@@ -5,6 +5,7 @@ import { execa } from 'execa'
 import { normaliseExperiment } from '../../src/experiment/hash.ts'
 import { parseExperiment } from '../../src/experiment/parse.ts'
 import type { RecordedRun } from '../../src/runs/record.ts'
+import { formatRuns } from '../../src/runs/store.ts'
 import { repoRoot } from '../helpers/experiment-fixture.ts'
 import { experimentRecords, SPEC } from '../analysis/records.ts'
 
@@ -23,7 +24,7 @@ export function fixtureExperiment(stage = 'pilot') {
 export async function outputFolder(records: readonly RecordedRun[], options: { spec?: boolean; stage?: string } = {}): Promise<string> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'task-outcome-analyze-'))
   await mkdir(dir, { recursive: true })
-  await writeFile(path.join(dir, 'runs.jsonl'), records.map((record) => `${JSON.stringify(record)}\n`).join(''))
+  await writeFile(path.join(dir, 'runs.jsonl'), formatRuns(records))
   if (options.spec !== false) {
     const manifest = { experiment: normaliseExperiment(fixtureExperiment(options.stage)), files: {} }
     await writeFile(path.join(dir, 'spec.json'), `${JSON.stringify({ specSha256: SPEC, manifest }, null, 2)}\n`)

@@ -115,6 +115,41 @@ describe('the confirmatory draw', () => {
     expect(selection.walk.map((entry) => entry.fix)).toEqual(pilotWalk)
   })
 
+  it('tasks fixed on or before the training cutoff are flagged in validate\'s table and in the report', async () => {
+    const pilot = path.join(scratch, 'tasks', 'pilot')
+    const selection = JSON.parse(await readFile(path.join(pilot, 'selection.json'), 'utf8')) as { tasks: string[] }
+    const days = await Promise.all(
+      selection.tasks.map(async (task) => ({ task, day: (JSON.parse(await readFile(path.join(pilot, task, 'metadata.json'), 'utf8')) as { fix_date: string }).fix_date.slice(0, 10) })),
+    )
+    const [early, late] = [...days].sort((a, b) => (a.day < b.day ? -1 : 1)) as [{ task: string; day: string }, { task: string; day: string }]
+    const outDir = path.join(scratch, 'bench', 'pilot')
+    const experiment = {
+      name: 'pilot', stage: 'pilot', agent: { kind: 'noop' }, arms: { noop: {}, gold: { agent: { kind: 'gold' } } }, control: 'noop',
+      seeds: 1, budgetUsd: 0.5, timeoutSeconds: 60, oracleTimeoutSeconds: 60, retries: { attempts: 1, backoffSeconds: 0 }, output: outDir,
+      trainingCutoff: early.day,
+    }
+    await writeFile(path.join(pilot, 'experiment.ts'), `export default ${JSON.stringify(experiment, null, 2)}\n`)
+
+    const validate = await cli(['validate', pilot])
+    expect(validate.exitCode, validate.stdout + validate.stderr).toBe(0)
+    expect(validate.stdout).toMatch(new RegExp(`${early.task}\\s+solved\\s+unsolved\\s+yes\\s+FLAGGED \\(fixed ${early.day}\\)`))
+    expect(validate.stdout).toMatch(new RegExp(`${late.task}\\s+solved\\s+unsolved\\s+yes\\s+no`))
+    expect(validate.stdout).toContain(`fixed on or before cutoff ${early.day}`)
+    expect(validate.stdout).toContain(`contamination: 1 task(s) fixed on or before the training cutoff ${early.day} may be in the model's training data: ${early.task}`)
+
+    const run = await execa('npx', ['vitest', 'run', '--config', 'test/fixtures/experiment.config.ts', '--project', 'pilot'], {
+      cwd: repoRoot,
+      env: { TASK_OUTCOME_EXPERIMENT: path.join(pilot, 'experiment.ts'), TASK_OUTCOME_ROOT: scratch, NO_COLOR: '1', CI: '1' },
+      reject: false,
+      all: true,
+    })
+    expect(run.exitCode, run.all).toBe(0)
+    expect(run.all).toContain(`Contamination: 1 task(s) were fixed on or before the model's training cutoff (${early.day}) and may be in its training data: ${early.task} (fixed ${early.day})`)
+    const report = JSON.parse(await readFile(path.join(outDir, 'report.json'), 'utf8'))
+    expect(report.contamination).toEqual({ trainingCutoff: early.day, flagged: [{ task: early.task, fixDate: early.day }], undated: [] })
+    expect(await readFile(path.join(outDir, 'report.md'), 'utf8')).toContain(`## Contamination`)
+  })
+
   it('a task set to exclude that does not exist is refused, naming it', async () => {
     const result = await cli(['select', '--candidates', candidates, '--out', path.join(scratch, 'tasks', 'other'), '--exclude-tasks-of', path.join(scratch, 'tasks', 'nowhere'), '--plan'])
     expect(result.exitCode).toBe(1)

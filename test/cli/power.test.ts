@@ -1,5 +1,26 @@
+import { cp, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { execa } from 'execa'
 import { describe, expect, test } from 'vitest'
+import { exactTestFloor } from '../../src/cli/commands/confirmatory-command.ts'
+import { repoRoot } from '../helpers/experiment-fixture.ts'
 import { cheaperRecords, cli, outputFolder } from './analyze-fixture.ts'
+import { experimentRecords } from '../analysis/records.ts'
+
+/** A project root holding the pilot's task set (selection.json as select writes it) and its output folder, spec.json naming the experiment file. */
+async function pilotProject(records: Parameters<typeof outputFolder>[0]): Promise<string> {
+  const root = await mkdtemp(path.join(os.tmpdir(), 'task-outcome-power-'))
+  const out = path.join(root, 'pilot-results')
+  await cp(await outputFolder(records), out, { recursive: true })
+  const spec = JSON.parse(await readFile(path.join(out, 'spec.json'), 'utf8'))
+  await writeFile(path.join(out, 'spec.json'), JSON.stringify({ ...spec, source: { file: 'tasks/pilot/experiment.ts', exportName: 'default' } }))
+  await mkdir(path.join(root, 'tasks', 'pilot'), { recursive: true })
+  await writeFile(path.join(root, 'tasks', 'pilot', 'selection.json'), JSON.stringify({ seed: 20261014, count: 12, candidates: 'candidates.json', walk: [], tasks: [] }))
+  return out
+}
+
+const powerIn = (cwd: string, args: readonly string[]) => execa(process.execPath, [path.join(repoRoot, 'bin/task-outcome.js'), 'power', ...args], { cwd, reject: false, all: true })
 
 describe('task-outcome power', () => {
   test('prints σ and the tasks needed with the formula and its numbers', async () => {
@@ -21,5 +42,32 @@ describe('task-outcome power', () => {
     expect(strict.sigma).toBe(base.sigma)
     expect(strict.tasksNeeded).toBeGreaterThan(base.tasksNeeded)
     expect(strict.tasksNeeded).toBe(Math.ceil(((2.3263478740408408 + 1.2815515655446004) * base.sigma / 0.05) ** 2 / 0.955))
+  })
+
+  test('prints the exact select command for the confirmatory draw, --count from the pilot\'s spread', async () => {
+    const spread = experimentRecords({ tasks: 12, seeds: 3, change: (task) => -0.4 + (task % 4) * 0.2 })
+    const out = await pilotProject(spread.records)
+    const root = path.dirname(out)
+    const numbers = JSON.parse((await powerIn(root, [path.basename(out), '--json'])).stdout)[0]
+    expect(numbers.tasksNeeded).toBeGreaterThan(5)
+    const result = await powerIn(root, [path.basename(out)])
+    expect(result.exitCode, result.all).toBe(0)
+    expect(result.stdout).toContain(`confirmatory run: ${numbers.tasksNeeded} new task(s)\n`)
+    expect(result.stdout).toContain(
+      `  npx task-outcome select --candidates tasks/pilot/candidates.json --out tasks/confirmatory --seed 20261014 --count ${numbers.tasksNeeded} --exclude-tasks-of tasks/pilot`,
+    )
+  })
+
+  test('never recommends fewer tasks than the exact test needs to reach α', async () => {
+    expect(exactTestFloor(0.05)).toBe(5)
+    expect(exactTestFloor(0.05, 3)).toBe(6)
+    expect(exactTestFloor(0.01)).toBe(7)
+    const out = await pilotProject(cheaperRecords().records)
+    const root = path.dirname(out)
+    const numbers = JSON.parse((await powerIn(root, [path.basename(out), '--json'])).stdout)[0]
+    expect(numbers.tasksNeeded).toBeLessThan(5)
+    const result = await powerIn(root, [path.basename(out)])
+    expect(result.stdout).toContain(`confirmatory run: 5 new task(s) (raised from ${numbers.tasksNeeded} to the exact test's floor: below 5 task(s) the one-sided exact Wilcoxon test cannot reach p < 0.05)`)
+    expect(result.stdout).toContain('--seed 20261014 --count 5 --exclude-tasks-of tasks/pilot')
   })
 })

@@ -109,7 +109,7 @@ describe('task-outcome publish and verify-archive', () => {
     expect(entry.comparisons[0].sentence).toContain('It is a loss')
     expect(Object.keys(entry)).toEqual([
       'experiment', 'specSha256', 'stage', 'label', 'productClaim', 'claim', 'verdict', 'comparisons', 'tasks', 'seeds',
-      'spec', 'changeLog', 'runs', 'report', 'archive', 'command', 'rerun', 'date', 'versions',
+      'spec', 'changeLog', 'contamination', 'runs', 'report', 'archive', 'command', 'rerun', 'date', 'versions',
     ])
     expect(entry.archive.file).toBe(path.join(fixture.outDir, 'artifacts', 'transcripts.tar.gz'))
   })
@@ -123,11 +123,14 @@ describe('task-outcome publish and verify-archive', () => {
     expect(incomplete.stderr).toContain('is incomplete, so it has no verdict and cannot be published: 2 planned run(s) missing: 001-task-1 › tool › seed 1; 002-task-2 › tool › seed 1')
 
     expect((await fixture.vitest()).exitCode).toBe(0)
-    const [first] = (await fixture.runs()) as Array<{ transcript: string; task: string; arm: string }>
+    const [first, second] = (await fixture.runs()) as Array<{ transcript: string; task: string; arm: string }>
     await unlink(path.join(fixture.outDir, first!.transcript))
+    await writeFile(path.join(fixture.outDir, second!.transcript), '{"status":"completed","costUsd":0.0001}\n')
     const noTranscript = await cli(['publish', fixture.outDir, '--claims', claimsFile])
     expect(noTranscript.exitCode).toBe(1)
+    expect(noTranscript.stderr).toContain('2 transcript(s) do not match runs.jsonl')
     expect(noTranscript.stderr).toContain(`${first!.task} › ${first!.arm} › seed 1: its transcript ${first!.transcript} is missing`)
+    expect(noTranscript.stderr).toContain(`${second!.task} › ${second!.arm} › seed 1: its transcript ${second!.transcript} hashes to`)
     await expect(readFile(claimsFile)).rejects.toThrow()
   })
 })

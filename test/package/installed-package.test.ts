@@ -84,8 +84,8 @@ async function megabytes(dir: string): Promise<number> {
 }
 
 /** Installs the tarball from npm's cache; only metadata the cache lacks is asked of the registry. */
-async function installTarball(dir: string, tarball: string): Promise<string> {
-  const common = ['install', '--no-audit', '--no-fund', '--no-save', tarball]
+async function installTarball(dir: string, tarball: string, vitestVersion: string): Promise<string> {
+  const common = ['install', '--no-audit', '--no-fund', tarball, `vitest@${vitestVersion}`]
   const offline = await execa('npm', ['--offline', ...common], { cwd: dir, reject: false, all: true })
   if (offline.exitCode === 0) return 'offline (tarball and npm cache only)'
   const preferOffline = await execa('npm', ['--prefer-offline', ...common], { cwd: dir, reject: false, all: true })
@@ -109,9 +109,14 @@ beforeAll(async () => {
   project = path.join(scratch, 'project')
   await mkdir(project)
   await writeFile(path.join(project, 'package.json'), JSON.stringify({ name: 'user-project', version: '1.0.0', private: true }, null, 2))
-  const how = await installTarball(project, tarball)
-  // Measured, not asserted on a timer: the size a user's node_modules grows by, with no optional peer.
-  console.log(`task-outcome installed ${how}: node_modules is ${(await megabytes(path.join(project, 'node_modules'))).toFixed(1)} MB`)
+  // The user's Vitest is the one this suite runs on (CI runs it on Vitest 4.1 and on 5).
+  const vitestVersion = (JSON.parse(await readFile(path.join(repoRoot, 'node_modules', 'vitest', 'package.json'), 'utf8')) as { version: string }).version
+  const how = await installTarball(project, tarball, vitestVersion)
+  // Measured, not asserted on a timer: the size of a user's node_modules with task-outcome and Vitest, no optional peer.
+  console.log(
+    `task-outcome with vitest ${vitestVersion} installed ${how}, Node ${process.version}: ` +
+      `node_modules is ${(await megabytes(path.join(project, 'node_modules'))).toFixed(1)} MB`,
+  )
 
   const setDir = path.join(project, 'tasks', 'pilot')
   await writeFolderTasks(setDir, TASKS)
@@ -161,6 +166,19 @@ describe('the packed package, installed into a fresh CommonJS project', () => {
     const help = await execa(path.join(project, 'node_modules', '.bin', 'task-outcome'), ['--help'], { cwd: project, reject: false, all: true })
     expect(help.exitCode, help.all).toBe(0)
     expect(help.all).toMatch(/validate/)
+  })
+
+  test('init writes an experiment and a config that Vitest loads from the installed package', async () => {
+    const fresh = path.join(project, 'fresh')
+    await mkdir(fresh)
+    await writeFile(path.join(fresh, 'package.json'), JSON.stringify({ name: 'fresh', version: '1.0.0', private: true }))
+    const init = await execa(path.join(project, 'node_modules', '.bin', 'task-outcome'), ['init'], { cwd: fresh, reject: false, all: true })
+    expect(init.exitCode, init.all).toBe(0)
+    expect(init.stdout).toContain('the template runs Claude Code: npm install --save-dev @anthropic-ai/claude-code@')
+    const run = await execa(path.join(project, 'node_modules', '.bin', 'vitest'), ['run', '--project', 'pilot-smoke'], { cwd: fresh, env: { NO_COLOR: '1', CI: '1' }, reject: false, all: true })
+    // The config and the experiment load; the template's agent is not installed here, so it stops before any run.
+    expect(run.exitCode).toBe(1)
+    expect(run.all).toContain('agent "claude-code" needs @anthropic-ai/claude-code, which is not installed')
   })
 
   test('an experiment whose agent CLI is not installed stops before any run, naming the package@version to install', async () => {

@@ -6,7 +6,7 @@ import type { Agent, AgentRunRequest, AgentRunResult } from '../../src/agents/ty
 import { HarnessFailure } from '../../src/errors.ts'
 import { resolveExperiment } from '../../src/experiment/load.ts'
 import { executeRun } from '../../src/runs/execute.ts'
-import { RunRecordSchema } from '../../src/runs/record.ts'
+import { MeasuredRunSchema } from '../../src/runs/record.ts'
 import { loadTask } from '../../src/tasks/load.ts'
 import { writeFolderTasks } from '../helpers/experiment-fixture.ts'
 
@@ -62,7 +62,7 @@ describe('making one run', () => {
   test('a solved run becomes a schema-valid record with the agent\'s numbers and the oracle\'s verdict', async () => {
     const { context } = await setup()
     const record = await executeRun(context(new ScriptedAgent([fix])))
-    expect(RunRecordSchema.parse(record)).toEqual(record)
+    expect(MeasuredRunSchema.parse(record)).toEqual(record)
     expect(record).toMatchObject({ outcome: 'solved', solved: true, costUsd: 0.02, turns: 2, changedFiles: ['value.txt'], oracle: { verifyExit: 0 }, harnessRetries: [] })
     expect(record.versions).toMatchObject({ agent: 'scripted 1.0', model: 'scripted-model', node: process.version })
   })

@@ -1,13 +1,17 @@
-import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises'
+import { createHash } from 'node:crypto'
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { DataError } from '../../src/errors.ts'
+import { transcriptPath } from '../../src/runs/artifacts.ts'
 import type { RunRecord } from '../../src/runs/record.ts'
-import { appendRun, parseRuns, readRuns } from '../../src/runs/store.ts'
+import { readAnchor, writeAnchor } from '../../src/runs/anchor.ts'
+import { appendRun, formatRuns, parseRuns, readRuns } from '../../src/runs/store.ts'
 
 /** A complete, valid record to vary. */
 export function sampleRecord(overrides: Partial<RunRecord> = {}): RunRecord {
+  const identity = { task: overrides.task ?? '001-a', arm: overrides.arm ?? 'baseline', seed: overrides.seed ?? 1 }
   return {
     experiment: 'demo',
     specSha256: 'a'.repeat(64),
@@ -30,9 +34,10 @@ export function sampleRecord(overrides: Partial<RunRecord> = {}): RunRecord {
     manipulation: null,
     versions: { harness: '0.1.0', agent: '2.1.197 (Claude Code)', model: 'claude-sonnet-4-5', tool: null, node: 'v20.20.2', sandbox: 'bubblewrap 0.8.0' },
     sandbox: { denied: { read: null, write: null, network: 0 }, examples: [] },
-    transcript: 'artifacts/001-a/baseline/seed-1/transcript.jsonl',
+    transcript: transcriptPath(identity),
     transcriptSha256: 'b'.repeat(64),
     harnessRetries: [],
+    integrityFlags: [],
     startedAt: '2026-11-30T10:00:00.000Z',
     finishedAt: '2026-11-30T10:00:01.200Z',
     ...overrides,
@@ -43,14 +48,27 @@ async function tempFile(): Promise<string> {
   return path.join(await mkdtemp(path.join(os.tmpdir(), 'task-outcome-store-')), 'runs.jsonl')
 }
 
+const sha = (text: string) => createHash('sha256').update(text).digest('hex')
+
+/** Three records as the recorder writes them, and their lines. */
+async function threeRuns(): Promise<{ file: string; lines: string[] }> {
+  const file = await tempFile()
+  for (const seed of [1, 2, 3]) appendRun(file, sampleRecord({ seed, order: seed - 1, transcript: null, transcriptSha256: null }))
+  return { file, lines: (await readFile(file, 'utf8')).split('\n').slice(0, -1) }
+}
+
+const quiet = { warn: () => undefined }
+
 describe('runs.jsonl', () => {
   test('appends one line per record and reads them back', async () => {
-    const file = await tempFile()
-    appendRun(file, sampleRecord())
-    appendRun(file, sampleRecord({ seed: 2, order: 1 }))
-    const text = await readFile(file, 'utf8')
-    expect(text.split('\n')).toHaveLength(3)
-    expect(readRuns(file).records.map((r) => r.seed)).toEqual([1, 2])
+    const { file } = await threeRuns()
+    expect(readRuns(file).records.map((r) => r.seed)).toEqual([1, 2, 3])
+  })
+
+  test('each line carries the SHA-256 of the line before it, and line 1 that of the empty string', async () => {
+    const { lines } = await threeRuns()
+    const links = lines.map((line) => (JSON.parse(line) as { prevSha256: string }).prevSha256)
+    expect(links).toEqual([sha(''), sha(lines[0]!), sha(lines[1]!)])
   })
 
   test('a missing file holds no runs', async () => {
@@ -63,34 +81,217 @@ describe('runs.jsonl', () => {
     expect(readRuns(file).records).toEqual([])
   })
 
+  test('refuses to write a record that contradicts itself', async () => {
+    const file = await tempFile()
+    expect(() => appendRun(file, sampleRecord({ oracle: { verifyExit: 1 } }))).toThrow(/contradicts itself \(solved, but the oracle says verifyExit 1\)/)
+    expect(readRuns(file).records).toEqual([])
+  })
+
   test('a malformed line is an error naming the file, the line and the field', () => {
-    const good = JSON.stringify(sampleRecord())
-    expect(() => parseRuns(`${good}\n{"task": 1}\n`, 'runs.jsonl')).toThrow(DataError)
-    expect(() => parseRuns(`${good}\n${JSON.stringify({ ...sampleRecord({ seed: 2 }), outcome: 'maybe' })}\n`, 'runs.jsonl')).toThrow(
-      /runs\.jsonl:2: field outcome/,
-    )
-    expect(() => parseRuns(`${good}\nnot json\n`, 'runs.jsonl')).toThrow(/runs\.jsonl:2: not valid JSON/)
+    const text = formatRuns([sampleRecord(), { ...sampleRecord({ seed: 2 }), outcome: 'maybe' }])
+    expect(() => parseRuns(text, 'runs.jsonl')).toThrow(DataError)
+    expect(() => parseRuns(text, 'runs.jsonl')).toThrow(/runs\.jsonl:2: field outcome/)
+    expect(() => parseRuns(`${formatRuns([sampleRecord()])}not json\n`, 'runs.jsonl')).toThrow(/runs\.jsonl:2: not valid JSON/)
+  })
+
+  test('a line without prevSha256 is refused, naming the field', () => {
+    expect(() => parseRuns(`${JSON.stringify(sampleRecord())}\n`, 'runs.jsonl')).toThrow(/runs\.jsonl:1: field prevSha256/)
+  })
+
+  test('a rewritten line is found at the next line, which no longer links to it', async () => {
+    const { file, lines } = await threeRuns()
+    lines[0] = lines[0]!.replace('"costUsd":0.05', '"costUsd":0.01')
+    await writeFile(file, `${lines.join('\n')}\n`)
+    expect(() => readRuns(file)).toThrow(/runs\.jsonl:2: the hash chain breaks here: it does not link to line 1 .*line 1 was changed/)
+  })
+
+  test('a deleted line is found at the line after the gap', async () => {
+    const { file, lines } = await threeRuns()
+    await writeFile(file, `${[lines[0], lines[2]].join('\n')}\n`)
+    expect(() => readRuns(file)).toThrow(/runs\.jsonl:2: the hash chain breaks here/)
+  })
+
+  test('a deleted first line is found at the new first line', async () => {
+    const { file, lines } = await threeRuns()
+    await writeFile(file, `${lines.slice(1).join('\n')}\n`)
+    expect(() => readRuns(file)).toThrow(/runs\.jsonl:1: the hash chain breaks here: line 1 must link to the empty string/)
+  })
+
+  test('an inserted line is found at itself, or at the line after it when it links correctly', async () => {
+    const { file, lines } = await threeRuns()
+    const forged = JSON.stringify({ ...sampleRecord({ seed: 9, order: 8 }), prevSha256: sha(lines[0]!) })
+    await writeFile(file, `${[lines[0], forged, lines[1], lines[2]].join('\n')}\n`)
+    expect(() => readRuns(file)).toThrow(/runs\.jsonl:3: the hash chain breaks here: it does not link to line 2/)
+  })
+
+  test('a CRLF-converted file is named as such', async () => {
+    const { file, lines } = await threeRuns()
+    await writeFile(file, `${lines.join('\r\n')}\r\n`)
+    expect(() => readRuns(file)).toThrow(/CRLF/)
+  })
+
+  test('an empty line is refused, naming it', async () => {
+    const { file, lines } = await threeRuns()
+    await writeFile(file, `${lines[0]}\n\n${lines.slice(1).join('\n')}\n`)
+    expect(() => readRuns(file)).toThrow(/runs\.jsonl:2: an empty line/)
   })
 
   test('the same (task, arm, seed) twice is an error naming both lines', () => {
-    const good = JSON.stringify(sampleRecord())
-    expect(() => parseRuns(`${good}\n\n${good}\n`, 'runs.jsonl')).toThrow(/runs\.jsonl:3: 001-a › baseline › seed 1 is already recorded on line 1/)
+    const text = formatRuns([sampleRecord(), sampleRecord({ seed: 2, order: 1 }), sampleRecord()])
+    expect(() => parseRuns(text, 'runs.jsonl')).toThrow(/runs\.jsonl:3: 001-a › baseline › seed 1 is already recorded on line 1/)
+  })
+
+  test('a record whose fields contradict each other is an error naming its line and the fields', () => {
+    const text = formatRuns([sampleRecord(), { ...sampleRecord({ seed: 2, order: 1 }), oracle: { failToPass: { passed: 0, total: 1 }, passToPass: { passed: 2, total: 2 }, failing: ['t'] } }])
+    expect(() => parseRuns(text, 'runs.jsonl')).toThrow(/runs\.jsonl:2: 001-a › baseline › seed 2 contradicts itself \(solved, but the oracle has FAIL_TO_PASS 0\/1/)
+  })
+
+  test('a run outside the plan, or at another place in it, is an error naming the line', () => {
+    const plan = [{ task: '001-a', arm: 'baseline', seed: 1, order: 0 }]
+    expect(parseRuns(formatRuns([sampleRecord()]), 'runs.jsonl', plan)).toHaveLength(1)
+    expect(() => parseRuns(formatRuns([sampleRecord(), sampleRecord({ seed: 7, order: 1 })]), 'runs.jsonl', plan)).toThrow(
+      /runs\.jsonl:2: 001-a › baseline › seed 7 is not a run of the experiment's plan/,
+    )
+    expect(() => parseRuns(formatRuns([sampleRecord({ order: 3 })]), 'runs.jsonl', plan)).toThrow(/recorded at order 3, but the plan puts it at 0/)
   })
 
   test('readers keep fields they do not know', () => {
-    const [record] = parseRuns(`${JSON.stringify({ ...sampleRecord(), extra: 'kept' })}\n`, 'runs.jsonl')
+    const [record] = parseRuns(formatRuns([{ ...sampleRecord(), extra: 'kept' }]), 'runs.jsonl')
     expect(record).toMatchObject({ extra: 'kept' })
   })
 
-  test('a line cut short by a crash is set aside, not lost, and the next record starts a fresh line', async () => {
-    const file = await tempFile()
-    appendRun(file, sampleRecord())
-    const torn = JSON.stringify(sampleRecord({ seed: 2 })).slice(0, 40)
+  test('a torn last line is left out of a read with a warning naming it, and the file is not touched', async () => {
+    const { file } = await threeRuns()
+    const torn = JSON.stringify(sampleRecord({ seed: 4 })).slice(0, 40)
     await writeFile(file, torn, { flag: 'a' })
-    appendRun(file, sampleRecord({ seed: 3, order: 2 }))
-    expect(readRuns(file).records.map((r) => r.seed)).toEqual([1, 3])
+    const before = await readFile(file, 'utf8')
+    const warnings: string[] = []
+    const read = readRuns(file, { warn: (message) => warnings.push(message) })
+    expect(read.records.map((r) => r.seed)).toEqual([1, 2, 3])
+    expect(read.torn).toEqual({ line: 4, bytes: 40, setAsideTo: null })
+    expect(warnings).toEqual([expect.stringMatching(/runs\.jsonl:4: the last line has no newline \(40 bytes/)])
+    expect(await readFile(file, 'utf8')).toBe(before)
+  })
+
+  test('a writer moves a torn last line to a named side file, keeping its bytes, and reads on', async () => {
+    const { file } = await threeRuns()
+    const torn = JSON.stringify(sampleRecord({ seed: 4 })).slice(0, 40)
+    await writeFile(file, torn, { flag: 'a' })
+    const read = readRuns(file, { setAsideTorn: true, ...quiet })
+    expect(read.records).toHaveLength(3)
+    expect(await readFile(read.torn!.setAsideTo!, 'utf8')).toBe(torn)
+    expect(path.basename(read.torn!.setAsideTo!)).toMatch(/^runs\.jsonl\.torn-/)
+    expect(readRuns(file).torn).toBeNull()
+  })
+
+  test('a line cut short by a crash is set aside by the next append, not lost, and the next record starts a fresh line', async () => {
+    const { file } = await threeRuns()
+    const torn = JSON.stringify(sampleRecord({ seed: 4 })).slice(0, 40)
+    await writeFile(file, torn, { flag: 'a' })
+    appendRun(file, sampleRecord({ seed: 5, order: 4, transcript: null, transcriptSha256: null }), quiet)
+    expect(readRuns(file).records.map((r) => r.seed)).toEqual([1, 2, 3, 5])
     const sideFiles = (await readdir(path.dirname(file))).filter((name) => name.startsWith('runs.jsonl.torn-'))
     expect(sideFiles).toHaveLength(1)
     expect(await readFile(path.join(path.dirname(file), sideFiles[0]!), 'utf8')).toBe(torn)
+  })
+
+  test('an append given the head it last saw refuses when the file changed since, and appends nothing', async () => {
+    const { file } = await threeRuns()
+    const { head } = readRuns(file)
+    const forged = formatRuns([sampleRecord(), sampleRecord({ seed: 2, order: 1 }), sampleRecord({ seed: 3, order: 2 }), sampleRecord({ seed: 4, order: 3 })])
+    await writeFile(file, forged)
+    expect(() => appendRun(file, sampleRecord({ seed: 5, order: 4 }), { head })).toThrow(/changed by something other than the recorder since it wrote line 3/)
+    expect(await readFile(file, 'utf8')).toBe(forged)
+  })
+
+  test('an append given the right head links the new line and returns the next head', async () => {
+    const { file } = await threeRuns()
+    const { head } = readRuns(file)
+    const next = appendRun(file, sampleRecord({ seed: 4, order: 3, transcript: null, transcriptSha256: null }), { head })
+    expect(next).toEqual(readRuns(file).head)
+    expect(next.lines).toBe(4)
+  })
+
+  test('formatRuns writes what the recorder writes', async () => {
+    const { file } = await threeRuns()
+    const records = [1, 2, 3].map((seed) => sampleRecord({ seed, order: seed - 1, transcript: null, transcriptSha256: null }))
+    expect(formatRuns(records)).toBe(await readFile(file, 'utf8'))
+  })
+})
+
+describe('the anchor beside runs.jsonl', () => {
+  test('a well-linked line appended by anything but the recorder is refused, naming it', async () => {
+    const { file, lines } = await threeRuns()
+    const forged = JSON.stringify({ ...sampleRecord({ seed: 4, order: 3, transcript: null, transcriptSha256: null }), prevSha256: sha(lines[2]!) })
+    await writeFile(file, `${forged}\n`, { flag: 'a' })
+    expect(() => readRuns(file)).toThrow(/runs\.jsonl:4: not written by the recorder: its last append was line 3/)
+  })
+
+  test('a changed last line is refused, naming it', async () => {
+    const { file, lines } = await threeRuns()
+    lines[2] = lines[2]!.replace('"costUsd":0.05', '"costUsd":0.01')
+    await writeFile(file, `${lines.join('\n')}\n`)
+    expect(() => readRuns(file)).toThrow(/runs\.jsonl:3: the last line was changed after the recorder wrote it/)
+  })
+
+  test('a last line removed is refused, naming it', async () => {
+    const { file, lines } = await threeRuns()
+    await writeFile(file, `${lines.slice(0, 2).join('\n')}\n`)
+    expect(() => readRuns(file)).toThrow(/runs\.jsonl:3: line\(s\) 3–3 were removed from the end/)
+  })
+
+  test('a crash between the append and the anchor reads as a crash: the records load and the writer moves the anchor', async () => {
+    const { file, lines } = await threeRuns()
+    writeAnchor(file, { lines: 2, sha256: sha(lines[1]!), bytes: Buffer.byteLength(`${lines[0]}\n${lines[1]}\n`), pending: sha(lines[2]!) })
+    expect(readRuns(file).records).toHaveLength(3)
+    readRuns(file, { setAsideTorn: true })
+    expect(readAnchor(file)).toMatchObject({ lines: 3, sha256: sha(lines[2]!), pending: null })
+  })
+
+  test('a crash mid-line (torn, anchor pending) reads as a crash', async () => {
+    const { file, lines } = await threeRuns()
+    const next = JSON.stringify({ ...sampleRecord({ seed: 4, order: 3 }), prevSha256: sha(lines[2]!) })
+    writeAnchor(file, { lines: 3, sha256: sha(lines[2]!), bytes: 0, pending: sha(next) })
+    await writeFile(file, next.slice(0, 30), { flag: 'a' })
+    expect(readRuns(file, { setAsideTorn: true, ...quiet }).records).toHaveLength(3)
+  })
+
+  test('records without the anchor are read by readers, and refused by the recorder', async () => {
+    const file = await tempFile()
+    await writeFile(file, formatRuns([sampleRecord()]))
+    expect(readRuns(file).records).toHaveLength(1)
+    expect(() => readRuns(file, { setAsideTorn: true })).toThrow(/1 record\(s\) but no runs\.jsonl\.head beside them/)
+  })
+})
+
+describe('transcripts', () => {
+  async function withTranscript(text: string): Promise<{ file: string; transcript: string }> {
+    const file = await tempFile()
+    const transcript = path.join(path.dirname(file), 'artifacts/001-a/baseline/seed-1/transcript.jsonl')
+    await mkdir(path.dirname(transcript), { recursive: true })
+    await writeFile(transcript, text)
+    appendRun(file, sampleRecord({ transcriptSha256: sha(text) }))
+    return { file, transcript }
+  }
+
+  test('a transcript present beside the records is checked against its SHA-256', async () => {
+    const { file } = await withTranscript('{"type":"result"}\n')
+    expect(readRuns(file).transcripts).toEqual({ verified: 1, absent: 0, none: 0 })
+  })
+
+  test('a transcript changed after its run is an error naming the line and the file', async () => {
+    const { file, transcript } = await withTranscript('{"type":"result","cost":1}\n')
+    await writeFile(transcript, '{"type":"result","cost":0.5}\n')
+    expect(() => readRuns(file)).toThrow(/runs\.jsonl:1: 001-a › baseline › seed 1: its transcript artifacts\/001-a\/baseline\/seed-1\/transcript\.jsonl hashes to \w+, but runs\.jsonl records \w+: the transcript no longer matches/)
+  })
+
+  test('an absent transcript is counted, not checked', async () => {
+    const { file, transcript } = await withTranscript('x\n')
+    await rm(transcript)
+    expect(readRuns(file).transcripts).toEqual({ verified: 0, absent: 1, none: 0 })
+  })
+
+  test('a transcript path that is not the run\'s own is refused', () => {
+    expect(() => parseRuns(formatRuns([sampleRecord({ transcript: '../../etc/passwd' })]), 'runs.jsonl')).toThrow(/transcript is "\.\.\/\.\.\/etc\/passwd", not this run's/)
   })
 })

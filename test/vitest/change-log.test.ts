@@ -60,6 +60,13 @@ describe('the change log of a pre-registered experiment', () => {
     expect(analyzed.exitCode, analyzed.all).toBe(0)
     expect(analyzed.stderr).toContain('analysing 4 run(s)')
     expect(JSON.parse(analyzed.stdout)).toMatchObject({ seeds: 2, changeLog: [seedsEntry()], earlierSpecs: [{ runs: 2 }] })
+
+    const copied = path.join(fixture.root, 'runs-without-spec.jsonl')
+    await writeFile(copied, await fixture.runsText())
+    const bare = await cli(['analyze', copied, '--control', 'noop'])
+    expect(bare.exitCode).toBe(1)
+    expect(bare.stderr).toContain('holds runs of 2 spec hashes')
+    expect(bare.stderr).toContain('runs under different specs are never pooled')
   })
 
   test('an entry recorded under runs is never edited or deleted; a new entry is never dated before the last run', async () => {

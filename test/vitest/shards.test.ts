@@ -2,11 +2,12 @@ import { mkdtemp } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { describe, expect, test } from 'vitest'
+import { readRuns } from '../../src/runs/store.ts'
 import { createExperimentFixture, simpleTasks } from '../helpers/experiment-fixture.ts'
 
-/** What a run measured, without the fields that differ between two invocations (times). */
+/** What a run measured, without the fields that differ between two invocations (times, and the chain link, which follows the order of recording). */
 function measured(run: Record<string, unknown>) {
-  const { startedAt: _s, finishedAt: _f, wallMs: _w, ...rest } = run
+  const { startedAt: _s, finishedAt: _f, wallMs: _w, prevSha256: _p, ...rest } = run
   return rest
 }
 
@@ -32,5 +33,7 @@ describe('sharded experiments', () => {
     const actual = (await sharded.runs()).map(measured).sort(byKey)
     expect(actual).toHaveLength(3 * 2 * 2)
     expect(actual).toEqual(expected)
+    expect(readRuns(path.join(sharded.outDir, 'runs.jsonl')).head.lines).toBe(12)
+    expect(merged.all).toContain('hash chain of 12 line(s) verified')
   })
 })

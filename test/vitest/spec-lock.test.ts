@@ -1,6 +1,7 @@
 import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { describe, expect, test } from 'vitest'
+import { writeRecordedRuns } from '../helpers/runs-file.ts'
 import { createExperimentFixture, simpleTasks } from '../helpers/experiment-fixture.ts'
 
 describe('the pre-registration lock', () => {
@@ -33,7 +34,7 @@ describe('the pre-registration lock', () => {
     const [line] = (await readFile(runsFile, 'utf8')).trim().split('\n')
     const record = JSON.parse(line!) as { versions: { agent: string } }
     record.versions.agent = 'gold@0.0.0-older'
-    await writeFile(runsFile, `${JSON.stringify(record)}\n`)
+    await writeRecordedRuns(runsFile, [record])
 
     const resumed = await fixture.vitest()
     expect(resumed.exitCode).not.toBe(0)

@@ -1,15 +1,13 @@
-import { createHash } from 'node:crypto'
-import { createWriteStream } from 'node:fs'
 import path from 'node:path'
 import { HarnessFailure } from '../../errors.ts'
 import type { AgentSpec } from '../../experiment/schema.ts'
-import { runAgentProcess } from '../process.ts'
-import { loopbackPorts, startScriptedRun } from '../scripted-run.ts'
-import type { Agent, AgentRunRequest, AgentRunResult } from '../types.ts'
+import { CliAgent, type CliLaunch, type CliSession } from '../cli-agent.ts'
+import { resolveAgentPackage } from '../packages.ts'
+import { loopbackPorts, SCRIPTED_MODEL_KEY } from '../scripted-run.ts'
+import type { AgentRunRequest, AgentRunResult } from '../types.ts'
 import { classifyClaudeRun } from './classify.ts'
 import { parseClaudeCodeOptions, type ClaudeCodeOptions } from './options.ts'
-import { ClaudeStreamReader } from './stream.ts'
-import { resolveAgentPackage } from '../packages.ts'
+import { parseClaudeStream } from './stream.ts'
 
 /**
  * `claude-code`: the Claude Code CLI in print mode (`claude -p`), its
@@ -31,7 +29,7 @@ export function pinnedClaudeBin(): string {
 }
 
 /** The API key the CLI is given for the scripted model server (any value passes; the server checks none). */
-export const SCRIPTED_API_KEY = 'scripted-model-key'
+export { SCRIPTED_MODEL_KEY as SCRIPTED_API_KEY } from '../scripted-run.ts'
 
 const isRoot = () => process.getuid?.() === 0
 
@@ -74,89 +72,54 @@ export function claudeEnv(base: Readonly<Record<string, string>>, options: Claud
     DISABLE_AUTOUPDATER: '1',
     // As root the CLI refuses to bypass permissions unless it is told it runs in a sandbox (it does: a throwaway workspace).
     ...(isRoot() && options.permissionMode === 'bypassPermissions' ? { IS_SANDBOX: '1' } : {}),
-    ...(scriptedUrl === undefined ? {} : { ANTHROPIC_BASE_URL: scriptedUrl, ANTHROPIC_API_KEY: SCRIPTED_API_KEY }),
+    ...(scriptedUrl === undefined ? {} : { ANTHROPIC_BASE_URL: scriptedUrl, ANTHROPIC_API_KEY: SCRIPTED_MODEL_KEY }),
   }
 }
 
 /** The Claude Code adapter. */
-export class ClaudeCodeAgent implements Agent {
+export class ClaudeCodeAgent extends CliAgent<ClaudeCodeOptions> {
   readonly kind = 'claude-code'
-  readonly #spec: AgentSpec
-  readonly #options: ClaudeCodeOptions
-  readonly #bin: string
   readonly #experimentDir: string
 
   constructor(spec: AgentSpec, context: ClaudeCodeContext) {
-    this.#spec = spec
-    this.#options = parseClaudeCodeOptions(spec.options)
+    super(spec, context, () => ({ file: pinnedClaudeBin(), args: [] }), parseClaudeCodeOptions(spec.options))
     this.#experimentDir = context.experimentDir
-    this.#bin = spec.bin === undefined ? pinnedClaudeBin() : spec.bin.includes('/') ? path.resolve(context.experimentDir, spec.bin) : spec.bin
-  }
-
-  /** The options in effect (defaults applied). */
-  get options(): ClaudeCodeOptions {
-    return this.#options
   }
 
   /** `claude --version`, e.g. `2.1.197 (Claude Code)`. */
-  async version(env: Readonly<Record<string, string>>): Promise<string> {
-    const result = await runAgentProcess({ file: this.#bin, args: ['--version'], cwd: process.cwd(), env: { ...env }, timeoutMs: 60_000 })
-    const version = result.stdout.trim()
-    if (result.exitCode !== 0 || version === '') {
-      throw new HarnessFailure('crash', `${this.#bin} --version failed (exit ${result.exitCode}${result.timedOut ? ', timed out' : ''}): ${result.stderr.trim() || '(no output)'}`, {
-        retryable: false,
-      })
-    }
-    return version
+  protected readVersion(stdout: string): string | undefined {
+    return stdout.trim() || undefined
   }
 
-  async run(request: AgentRunRequest): Promise<AgentRunResult> {
-    const scripted = this.#options.scriptedModel === undefined ? undefined : await startScriptedRun(request, this.#options.scriptedModel)
-    try {
-      const reader = new ClaudeStreamReader()
-      const hash = createHash('sha256')
-      const transcript = createWriteStream(request.transcriptPath)
-      const transcriptDone = new Promise<void>((resolve, reject) => {
-        transcript.once('finish', resolve)
-        transcript.once('error', reject)
-      })
-      transcriptDone.catch(() => undefined)
-      const end = await runAgentProcess({
-        file: this.#bin,
-        args: claudeArgs(this.#spec, this.#options, request, this.#experimentDir),
-        cwd: request.workspace,
-        env: claudeEnv(request.env, this.#options, scripted?.url),
-        ...(request.sandbox === undefined ? {} : { sandbox: request.sandbox, loopbackPorts: loopbackPorts(scripted?.url) }),
-        input: request.prompt,
-        timeoutMs: request.timeoutMs,
-        killGraceMs: this.#options.killGraceSeconds * 1000,
-        ...(request.signal === undefined ? {} : { signal: request.signal }),
-        onLine: (line) => {
-          const raw = `${line}\n`
-          transcript.write(raw)
-          hash.update(raw)
-          reader.push(line)
-        },
-      }).finally(() => transcript.end())
-      await transcriptDone
-      const stream = reader.summary()
-      const outcome = classifyClaudeRun(stream, end)
-      if (outcome.kind === 'failure') throw new HarnessFailure(outcome.reason, outcome.message, { retryable: outcome.retryable })
-      return {
-        stop: outcome.stop,
-        costUsd: outcome.costUsd,
-        costSource: 'agent',
-        tokens: outcome.tokens,
-        turns: outcome.turns,
-        toolCalls: stream.toolCalls,
-        toolCallsBeforeFirstEdit: stream.toolCallsBeforeFirstEdit,
-        wallMs: end.wallMs,
-        model: stream.model,
-        transcriptSha256: hash.digest('hex'),
-        hooksFired: stream.hooksFired,
-      }
-    } finally {
-      await scripted?.close()
+  /** The prompt goes to stdin; with the scripted model, its URL and key. */
+  protected async launch(request: AgentRunRequest, scriptedUrl: string | undefined): Promise<CliLaunch<undefined>> {
+    return {
+      args: claudeArgs(this.spec, this.options, request, this.#experimentDir),
+      env: claudeEnv(request.env, this.options, scriptedUrl),
+      input: request.prompt,
+      killGraceMs: this.options.killGraceSeconds * 1000,
+      loopbackPorts: loopbackPorts(scriptedUrl),
+      context: undefined,
+    }
+  }
+
+  /** The CLI reports its own cost (`total_cost_usd`), turns and hook events. */
+  protected async read({ end, transcriptSha256 }: CliSession<undefined>): Promise<AgentRunResult> {
+    const stream = parseClaudeStream(end.stdout)
+    const outcome = classifyClaudeRun(stream, end)
+    if (outcome.kind === 'failure') throw new HarnessFailure(outcome.reason, outcome.message, { retryable: outcome.retryable })
+    return {
+      stop: outcome.stop,
+      costUsd: outcome.costUsd,
+      costSource: 'agent',
+      tokens: outcome.tokens,
+      turns: outcome.turns,
+      toolCalls: stream.toolCalls,
+      toolCallsBeforeFirstEdit: stream.toolCallsBeforeFirstEdit,
+      wallMs: end.wallMs,
+      model: stream.model,
+      transcriptSha256,
+      hooksFired: stream.hooksFired,
     }
   }
 }

@@ -1,4 +1,5 @@
-import type { HarnessFailureReason } from '../../errors.ts'
+import { HarnessFailure, type HarnessFailureReason } from '../../errors.ts'
+import { classifySession, type SessionEnd, type SessionRules } from '../session.ts'
 import type { Tokens } from '../usage.ts'
 import type { AgentStop } from '../types.ts'
 import type { ClaudeStream } from './stream.ts'
@@ -12,12 +13,8 @@ import type { ClaudeStream } from './stream.ts'
  */
 
 /** How the CLI process ended. */
-export interface ClaudeProcessEnd {
-  readonly exitCode: number | null
+export interface ClaudeProcessEnd extends SessionEnd {
   readonly signal: string | null
-  readonly timedOut: boolean
-  readonly aborted: boolean
-  readonly stderr: string
 }
 
 /** A session that measured something. */
@@ -39,10 +36,6 @@ export interface ClaudeFailed {
 
 export type ClaudeClassification = ClaudeMeasured | ClaudeFailed
 
-function failure(reason: HarnessFailureReason, message: string, retryable = reason !== 'auth'): ClaudeFailed {
-  return { kind: 'failure', reason, message, retryable }
-}
-
 function lastLines(text: string, max = 1500): string {
   const trimmed = text.trim()
   return trimmed.length <= max ? trimmed : `…${trimmed.slice(-max)}`
@@ -62,52 +55,68 @@ function describeResult(stream: ClaudeStream): string {
   return `claude: ${said} (${fields.join(', ')})`
 }
 
-/** Classifies one session. See the module comment. */
-export function classifyClaudeRun(stream: ClaudeStream, end: ClaudeProcessEnd): ClaudeClassification {
-  const result = stream.result
-  if (end.aborted) return failure('crash', 'the run was aborted before claude finished', false)
+const CLAUDE_RULES: SessionRules<ClaudeStream, ClaudeProcessEnd> = {
+  name: 'claude',
+  failureReason: () => 'api-error',
   // Stopped while the CLI was still retrying a failing API: the model never got to work.
-  if (result === null && stream.retryingApi !== null) {
+  signalled: (stream, end) => {
+    if (stream.result !== null || stream.retryingApi === null) return undefined
     const status = stream.retryingApi.status
     const how = end.timedOut ? "the harness's timeout killed it" : `it ended (exit ${end.exitCode})`
     const message = `claude was still retrying a failing API (HTTP ${status ?? 'none'}, ${stream.apiRetries} retries) when ${how}`
-    return status === 401 || status === 403 ? failure('auth', message) : failure('api-error', message)
-  }
-  if (end.timedOut) {
-    return { kind: 'measured', stop: 'timeout', costUsd: result?.totalCostUsd ?? 0, tokens: result?.tokens ?? null, turns: result?.numTurns ?? null }
-  }
-  if (result === null) {
-    const printed = lastLines(end.stderr) || lastLines(stream.unparsedLines.join('\n'))
-    if (end.signal !== null) return failure('crash', `claude was killed by ${end.signal} before its result${printed === '' ? '' : `: ${printed}`}`)
-    if (stream.events === 0 && end.exitCode !== 0) {
-      return failure(
-        'refused',
-        `claude refused to start (exit ${end.exitCode}): ${printed === '' ? '(it printed nothing; as root, bypassPermissions needs IS_SANDBOX=1)' : printed}`,
-        false,
-      )
+    throw new HarnessFailure(status === 401 || status === 403 ? 'auth' : 'api-error', message)
+  },
+  // A non-zero exit with a result is read from the result (the CLI exits 1 on an `is_error` result).
+  failedExit: (stream, end) => {
+    if (stream.result !== null) return undefined
+    const printed = printedBy(stream, end)
+    if (end.signal !== null) return new HarnessFailure('crash', `claude was killed by ${end.signal} before its result${printed === '' ? '' : `: ${printed}`}`)
+    if (stream.events > 0) return undefined
+    return new HarnessFailure(
+      'refused',
+      `claude refused to start (exit ${end.exitCode}): ${printed === '' ? '(it printed nothing; as root, bypassPermissions needs IS_SANDBOX=1)' : printed}`,
+      { retryable: false },
+    )
+  },
+  missingResult: (stream, end) => {
+    if (stream.result !== null) return null
+    const printed = printedBy(stream, end)
+    return `claude ended (exit ${end.exitCode}) without a result event after ${stream.events} event(s)${printed === '' ? '' : `: ${printed}`}`
+  },
+  resultStop: (stream) => {
+    const result = stream.result!
+    // The agent's own limits stopped it: a measurement (the oracle judges what it left), though is_error is true.
+    if (result.subtype === 'error_max_turns') return 'max-turns'
+    if (result.subtype === 'error_max_budget_usd') return 'max-budget'
+    const modelNeverAnswered = (result.totalCostUsd ?? 0) === 0 && result.models.length === 0
+    if (result.apiErrorStatus === 401 || result.apiErrorStatus === 403) throw new HarnessFailure('auth', describeResult(stream))
+    if (result.isError && modelNeverAnswered && stream.init?.apiKeySource === 'none') throw new HarnessFailure('auth', describeResult(stream))
+    if (result.isError) {
+      const apiFailed = result.terminalReason === 'api_error' || result.apiErrorStatus !== null || stream.apiRetries > 0 || modelNeverAnswered
+      throw new HarnessFailure(apiFailed ? 'api-error' : 'agent-error', describeResult(stream))
     }
-    return failure('no-result', `claude ended (exit ${end.exitCode}) without a result event after ${stream.events} event(s)${printed === '' ? '' : `: ${printed}`}`)
+    if (result.terminalReason === 'api_error') throw new HarnessFailure('api-error', describeResult(stream))
+    return undefined
+  },
+  unusedModel: (stream) => {
+    const cost = stream.result!.totalCostUsd
+    return cost === null || cost <= 0 ? `${describeResult(stream)}: a "successful" session that cost nothing never reached the model` : null
+  },
+}
+
+function printedBy(stream: ClaudeStream, end: ClaudeProcessEnd): string {
+  return lastLines(end.stderr) || lastLines(stream.unparsedLines.join('\n'))
+}
+
+/** Classifies one session (see `classifySession` and the rules above), as a value rather than a throw. */
+export function classifyClaudeRun(stream: ClaudeStream, end: ClaudeProcessEnd): ClaudeClassification {
+  let stop: AgentStop
+  try {
+    stop = classifySession(CLAUDE_RULES, stream, end).stop
+  } catch (error) {
+    if (!(error instanceof HarnessFailure)) throw error
+    return { kind: 'failure', reason: error.reason, message: error.message, retryable: error.retryable }
   }
-  const measured = (stop: AgentStop): ClaudeMeasured => ({
-    kind: 'measured',
-    stop,
-    costUsd: result.totalCostUsd ?? 0,
-    tokens: result.tokens,
-    turns: result.numTurns,
-  })
-  // The agent's own limits stopped it: a measurement (the oracle judges what it left), though is_error is true.
-  if (result.subtype === 'error_max_turns') return measured('max-turns')
-  if (result.subtype === 'error_max_budget_usd') return measured('max-budget')
-  const modelNeverAnswered = (result.totalCostUsd ?? 0) === 0 && result.models.length === 0
-  if (result.apiErrorStatus === 401 || result.apiErrorStatus === 403) return failure('auth', describeResult(stream))
-  if (result.isError && modelNeverAnswered && stream.init?.apiKeySource === 'none') return failure('auth', describeResult(stream))
-  if (result.isError) {
-    const apiFailed = result.terminalReason === 'api_error' || result.apiErrorStatus !== null || stream.apiRetries > 0 || modelNeverAnswered
-    return failure(apiFailed ? 'api-error' : 'agent-error', describeResult(stream))
-  }
-  if (result.terminalReason === 'api_error') return failure('api-error', describeResult(stream))
-  if (result.totalCostUsd === null || result.totalCostUsd <= 0) {
-    return failure('zero-cost', `${describeResult(stream)}: a "successful" session that cost nothing never reached the model`)
-  }
-  return measured('completed')
+  const result = stream.result
+  return { kind: 'measured', stop, costUsd: result?.totalCostUsd ?? 0, tokens: result?.tokens ?? null, turns: result?.numTurns ?? null }
 }

@@ -1,5 +1,5 @@
 import type { Tokens } from '../usage.ts'
-import { parseJsonObjectLine } from '../json-line.ts'
+import { eachJsonEvent } from '../json-line.ts'
 
 /**
  * Reading `codex exec --json`: one JSON event per line (`thread.started`,
@@ -86,8 +86,6 @@ interface CodexEvent {
   readonly item?: CodexItem
 }
 
-const parseLine = (line: string): CodexEvent | null => parseJsonObjectLine<CodexEvent>(line)
-
 /** Reads a `codex exec --json` stream (its stdout, line by line). */
 export function readCodexStream(lines: Iterable<string>): CodexStream {
   let threadId: string | null = null
@@ -95,21 +93,12 @@ export function readCodexStream(lines: Iterable<string>): CodexStream {
   let turnCompleted = false
   let failure: string | null = null
   const errors: string[] = []
-  let lastEventType: string | null = null
   const toolItems = new Set<string>()
   const modelItems = new Set<string>()
   let toolCallsBeforeFirstEdit: number | null = null
   let finalMessage: string | null = null
-  let unparsedLines = 0
 
-  for (const line of lines) {
-    if (line.trim() === '') continue
-    const event = parseLine(line)
-    if (event === null) {
-      unparsedLines++
-      continue
-    }
-    lastEventType = event.type ?? null
+  const { unparsedLines, lastEventType } = eachJsonEvent<CodexEvent>(lines, (event) => {
     switch (event.type) {
       case 'thread.started':
         threadId = event.thread_id ?? threadId
@@ -145,7 +134,7 @@ export function readCodexStream(lines: Iterable<string>): CodexStream {
       default:
         break
     }
-  }
+  })
   return {
     threadId,
     usage,

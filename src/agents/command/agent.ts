@@ -3,12 +3,12 @@ import { accessSync, constants, readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { HarnessFailure, SpecError } from '../../errors.ts'
 import type { AgentSpec } from '../../experiment/schema.ts'
+import { CliAgent, type CliLaunch, type CliSession } from '../cli-agent.ts'
 import { parseAdapterOptions } from '../options.ts'
 import { priceTokens } from '../pricing/price.ts'
 import { genaiPricesVersion } from '../pricing/version.ts'
-import { runAgentProcess } from '../process.ts'
-import { saveTranscript } from '../transcript.ts'
-import type { Agent, AgentRunRequest, AgentRunResult } from '../types.ts'
+import { classifySession, type SessionRules } from '../session.ts'
+import type { AgentRunRequest, AgentRunResult } from '../types.ts'
 import { CommandOptionsSchema, type CommandOptions } from './options.ts'
 import { commandFailure, parseCommandResult, type CommandResult } from './result.ts'
 
@@ -39,11 +39,6 @@ export function resolveExecutable(bin: string, experimentDir: string, pathVariab
   return null
 }
 
-function tail(text: string, chars = 600): string {
-  const trimmed = text.trim()
-  return trimmed.length <= chars ? trimmed : `…${trimmed.slice(-chars)}`
-}
-
 /**
  * `command`: any executable as the agent. It gets the prompt on stdin, the
  * workspace as its working directory and the run's environment plus
@@ -58,18 +53,17 @@ function tail(text: string, chars = 600): string {
  * experiment file's folder or a name on the run's `PATH`; `agent.args` its
  * arguments. Options: see `CommandOptionsSchema`.
  */
-export class CommandAgent implements Agent {
+export class CommandAgent extends CliAgent<CommandOptions, { readonly name: string }> {
   readonly kind = 'command'
-  readonly #spec: AgentSpec
-  readonly #options: CommandOptions
   readonly #bin: string
   readonly #experimentDir: string
 
   constructor(spec: AgentSpec, context: CommandContext) {
-    this.#spec = spec
-    this.#options = parseAdapterOptions('command', CommandOptionsSchema, spec)
     if (spec.bin === undefined) throw new SpecError('the command agent needs agent.bin: the executable to run (a path relative to the experiment file, or a name on PATH)')
-    this.#bin = spec.bin
+    const bin = spec.bin
+    // The executable is found on each run's own PATH (see `#executable`); this one only names it.
+    super(spec, context, () => ({ file: bin, args: [] }), parseAdapterOptions('command', CommandOptionsSchema, spec))
+    this.#bin = bin
     this.#experimentDir = context.experimentDir
   }
 
@@ -83,20 +77,24 @@ export class CommandAgent implements Agent {
     return file
   }
 
+  protected readVersion(): undefined {
+    return undefined
+  }
+
   /**
    * `options.version`, else the executable's name and the first 12 hex digits
    * of its SHA-256: a changed script is a changed agent, and a resume refuses
    * to mix them. The price table's version follows (results may be priced).
    */
-  async version(env: Readonly<Record<string, string>>): Promise<string> {
+  override async version(env: Readonly<Record<string, string>>): Promise<string> {
     const file = this.#executable(env)
-    const own = this.#options.version ?? `${path.basename(file)} sha256:${createHash('sha256').update(readFileSync(file)).digest('hex').slice(0, 12)}`
+    const own = this.options.version ?? `${path.basename(file)} sha256:${createHash('sha256').update(readFileSync(file)).digest('hex').slice(0, 12)}`
     return `command ${own}; genai-prices ${genaiPricesVersion}`
   }
 
-  async run(request: AgentRunRequest): Promise<AgentRunResult> {
+  /** The prompt on stdin, the run's identity in `TASK_OUTCOME_*` variables. */
+  protected async launch(request: AgentRunRequest): Promise<CliLaunch<{ readonly name: string }>> {
     const file = this.#executable(request.env)
-    const name = `command ${path.basename(file)}`
     const env: Record<string, string> = {
       ...request.env,
       TASK_OUTCOME_TASK: request.task.id,
@@ -104,51 +102,38 @@ export class CommandAgent implements Agent {
       TASK_OUTCOME_SEED: String(request.seed),
       TASK_OUTCOME_BUDGET_USD: String(request.budgetUsd),
       TASK_OUTCOME_TIMEOUT_SECONDS: String(request.timeoutMs / 1000),
-      ...(this.#spec.model === undefined ? {} : { TASK_OUTCOME_MODEL: this.#spec.model }),
-      ...(this.#spec.maxTurns === undefined ? {} : { TASK_OUTCOME_MAX_TURNS: String(this.#spec.maxTurns) }),
-    }
-    const result = await runAgentProcess({
-      file,
-      args: this.#spec.args,
-      cwd: request.workspace,
-      env,
-      ...(request.sandbox === undefined ? {} : { sandbox: request.sandbox, loopbackPorts: this.#options.loopbackPorts }),
-      input: request.prompt,
-      timeoutMs: request.timeoutMs,
-      killGraceMs: this.#options.killGraceSeconds * 1000,
-      ...(request.signal === undefined ? {} : { signal: request.signal }),
-    })
-    const transcriptSha256 = await saveTranscript(request.transcriptPath, result.stdout === '' ? '' : `${result.stdout}\n`)
-    const base = { wallMs: result.wallMs, transcriptSha256 }
-    if (result.aborted) throw new HarnessFailure('crash', `${name}: the run was aborted`, { retryable: false })
-    if (result.timedOut) {
-      return { stop: 'timeout', costUsd: 0, costSource: 'agent', tokens: null, turns: null, toolCalls: null, toolCallsBeforeFirstEdit: null, model: this.#spec.model ?? null, hooksFired: null, ...base }
-    }
-    if (result.exitCode !== 0) {
-      let reported: CommandResult | undefined
-      try {
-        reported = parseCommandResult(result.stdout, name)
-      } catch {
-        // no result: the exit code is the failure
-      }
-      if (reported?.status === 'error') throw commandFailure(reported, name)
-      throw new HarnessFailure('crash', `${name} exited ${result.exitCode ?? `on ${result.signal}`}${result.stderr.trim() === '' ? '' : `: ${tail(result.stderr)}`}`)
-    }
-    const reported = parseCommandResult(result.stdout, name)
-    if (reported.status === 'error') throw commandFailure(reported, name)
-    const cost = this.#cost(reported, name)
-    if (reported.status === 'completed' && cost.costUsd === 0 && !this.#options.allowZeroCost) {
-      throw new HarnessFailure('zero-cost', `${name} reported a completed run at $0: the model was never called (set agent.options.allowZeroCost if that is expected)`)
+      ...(this.spec.model === undefined ? {} : { TASK_OUTCOME_MODEL: this.spec.model }),
+      ...(this.spec.maxTurns === undefined ? {} : { TASK_OUTCOME_MAX_TURNS: String(this.spec.maxTurns) }),
     }
     return {
-      stop: reported.status,
-      ...cost,
-      tokens: reported.tokens ?? null,
-      turns: reported.turns ?? null,
-      toolCalls: reported.toolCalls ?? null,
-      toolCallsBeforeFirstEdit: reported.toolCallsBeforeFirstEdit ?? null,
-      model: reported.model ?? this.#spec.model ?? null,
-      hooksFired: reported.hooksFired ?? null,
+      command: { file, args: [] },
+      args: this.spec.args,
+      env,
+      input: request.prompt,
+      killGraceMs: this.options.killGraceSeconds * 1000,
+      loopbackPorts: this.options.loopbackPorts,
+      context: { name: `command ${path.basename(file)}` },
+    }
+  }
+
+  /** The last stdout line is the command's result; a timeout is measured whatever it printed. */
+  protected async read({ end, transcriptSha256, context }: CliSession<{ readonly name: string }>): Promise<AgentRunResult> {
+    const base = { wallMs: end.wallMs, transcriptSha256 }
+    const reported = readReported(end.stdout, context.name)
+    const { stop } = classifySession(commandRules(context.name, this.options, (result) => this.#cost(result, context.name)), reported, end)
+    if (stop === 'timeout') {
+      return { stop, costUsd: 0, costSource: 'agent', tokens: null, turns: null, toolCalls: null, toolCallsBeforeFirstEdit: null, model: this.spec.model ?? null, hooksFired: null, ...base }
+    }
+    const result = reported as CommandResult
+    return {
+      stop,
+      ...this.#cost(result, context.name),
+      tokens: result.tokens ?? null,
+      turns: result.turns ?? null,
+      toolCalls: result.toolCalls ?? null,
+      toolCallsBeforeFirstEdit: result.toolCallsBeforeFirstEdit ?? null,
+      model: result.model ?? this.spec.model ?? null,
+      hooksFired: result.hooksFired ?? null,
       ...base,
     }
   }
@@ -156,7 +141,51 @@ export class CommandAgent implements Agent {
   #cost(result: CommandResult, name: string): Pick<AgentRunResult, 'costUsd' | 'costSource'> {
     if (result.costUsd !== undefined) return { costUsd: result.costUsd, costSource: 'agent' }
     if (result.tokens == null || result.model == null) throw new HarnessFailure('no-result', `${name}: costUsd is missing and there are no tokens and model to price`, { retryable: false })
-    const key = { model: result.model, ...(this.#options.priceProvider === undefined ? {} : { provider: this.#options.priceProvider }) }
+    const key = { model: result.model, ...(this.options.priceProvider === undefined ? {} : { provider: this.options.priceProvider }) }
     return { costUsd: priceTokens(result.tokens, key).costUsd, costSource: 'priced' }
+  }
+}
+
+/** The command's result, or the failure that reading it was (a command that printed none, or a malformed one). */
+function readReported(stdout: string, name: string): CommandResult | HarnessFailure {
+  try {
+    return parseCommandResult(stdout, name)
+  } catch (error) {
+    if (error instanceof HarnessFailure) return error
+    throw error
+  }
+}
+
+function tail(text: string, chars = 600): string {
+  const trimmed = text.trim()
+  return trimmed.length <= chars ? trimmed : `…${trimmed.slice(-chars)}`
+}
+
+/** A command's sessions: its exit and its reported result decide; it measures its own timeouts. */
+function commandRules(
+  name: string,
+  options: CommandOptions,
+  cost: (result: CommandResult) => Pick<AgentRunResult, 'costUsd'>,
+): SessionRules<CommandResult | HarnessFailure> {
+  return {
+    name,
+    failureReason: () => 'agent-error',
+    failedExit: (reported, end) => {
+      if (!(reported instanceof HarnessFailure) && reported.status === 'error') return commandFailure(reported, name)
+      return new HarnessFailure('crash', `${name} exited ${end.exitCode ?? `on ${end.signal}`}${end.stderr.trim() === '' ? '' : `: ${tail(end.stderr)}`}`)
+    },
+    missingResult: (reported) => {
+      if (reported instanceof HarnessFailure) throw reported
+      return null
+    },
+    resultStop: (reported) => {
+      const result = reported as CommandResult
+      if (result.status === 'error') throw commandFailure(result, name)
+      return result.status === 'completed' ? undefined : result.status
+    },
+    unusedModel: (reported) =>
+      cost(reported as CommandResult).costUsd === 0 && !options.allowZeroCost
+        ? `${name} reported a completed run at $0: the model was never called (set agent.options.allowZeroCost if that is expected)`
+        : null,
   }
 }

@@ -4,18 +4,18 @@ import os from 'node:os'
 import path from 'node:path'
 import { HarnessFailure, SpecError } from '../../errors.ts'
 import type { AgentSpec } from '../../experiment/schema.ts'
+import { CliAgent, pricedResult, type CliLaunch, type CliSession } from '../cli-agent.ts'
 import { parseAdapterOptions } from '../options.ts'
-import { hasPrice, priceTokens, type PriceKey } from '../pricing/price.ts'
+import { modelPrice, type PriceKey } from '../pricing/price.ts'
 import { pricedAgentVersion } from '../pricing/version.ts'
 import { packageClosure } from '../../sandbox/index.ts'
+import { resolveAgentPackage } from '../packages.ts'
 import { runAgentProcess } from '../process.ts'
 import { loopbackPorts } from '../scripted-run.ts'
-import { saveTranscript } from '../transcript.ts'
-import type { Agent, AgentRunRequest, AgentRunResult } from '../types.ts'
+import type { AgentContext, AgentRunRequest, AgentRunResult } from '../types.ts'
 import { classifyCursorSession, CURSOR_MIN_NODE, nodeTooOld } from './classify.ts'
 import { CursorOptionsSchema, type CursorOptions } from './options.ts'
 import { readCursorStream } from './stream.ts'
-import { resolveAgentPackage } from '../packages.ts'
 
 const RUNNER = path.join(import.meta.dirname, 'runner.mjs')
 
@@ -56,95 +56,81 @@ export function cursorSdkVersion(): string {
  * unlike the other CLIs this agent cannot be driven by the scripted model
  * server; see the cursor tests for what runs here.
  */
-export class CursorAgent implements Agent {
+export class CursorAgent extends CliAgent<CursorOptions, { readonly nodeVersion: string }> {
   readonly kind = 'cursor'
-  readonly #options: CursorOptions
   readonly #model: string
   readonly #price: PriceKey
 
-  constructor(spec: AgentSpec) {
-    this.#options = parseAdapterOptions('cursor', CursorOptionsSchema, spec)
-    if (spec.model === undefined) throw new SpecError('the cursor agent needs agent.model: the Cursor model id the session runs (and is priced as, unless options.priceModel says otherwise)')
-    this.#model = spec.model
-    this.#price = { model: this.#options.priceModel ?? spec.model, ...(this.#options.priceProvider === undefined ? {} : { provider: this.#options.priceProvider }) }
-    if (!hasPrice(this.#price)) {
-      throw new SpecError(`the cursor agent's model "${this.#price.model}" has no price in @pydantic/genai-prices: set agent.options.priceModel (and priceProvider) to the model it is billed as, e.g. "claude-sonnet-4-5" / "anthropic"`)
-    }
-  }
-
-  get #node(): string {
-    return this.#options.node ?? process.execPath
+  constructor(spec: AgentSpec, context: Pick<AgentContext, 'experimentDir'> = { experimentDir: process.cwd() }) {
+    const options = parseAdapterOptions('cursor', CursorOptionsSchema, spec)
+    super({ ...spec, bin: undefined }, context, () => ({ file: options.node ?? process.execPath, args: [RUNNER] }), options)
+    ;({ model: this.#model, price: this.#price } = modelPrice(
+      'cursor',
+      spec.model,
+      options,
+      ': the Cursor model id the session runs (and is priced as, unless options.priceModel says otherwise)',
+    ))
   }
 
   async #nodeVersion(env: Readonly<Record<string, string>>): Promise<string> {
-    if (this.#options.node === undefined) return process.versions.node
-    const result = await runAgentProcess({ file: this.#options.node, args: ['--version'], cwd: process.cwd(), env, timeoutMs: 30_000 })
-    if (result.exitCode !== 0) throw new SpecError(`agent.options.node "${this.#options.node}" does not run: ${result.stderr.trim().slice(-300)}`)
+    if (this.options.node === undefined) return process.versions.node
+    const result = await runAgentProcess({ file: this.options.node, args: ['--version'], cwd: process.cwd(), env, timeoutMs: 30_000 })
+    if (result.exitCode !== 0) throw new SpecError(`agent.options.node "${this.options.node}" does not run: ${result.stderr.trim().slice(-300)}`)
     return result.stdout.trim().replace(/^v/, '')
+  }
+
+  /** The SDK is a library, not a CLI: its version is the installed package's. */
+  protected readVersion(): string {
+    return pricedAgentVersion(`@cursor/sdk ${cursorSdkVersion()}`)
   }
 
   /**
    * `@cursor/sdk <version>` and the price table's. Refuses a Node older than
    * the SDK needs before any run: there its local agent crashes.
    */
-  async version(env: Readonly<Record<string, string>>): Promise<string> {
+  override async version(env: Readonly<Record<string, string>>): Promise<string> {
     const node = await this.#nodeVersion(env)
     if (nodeTooOld(node)) {
       throw new SpecError(
         `the cursor agent needs Node >= ${CURSOR_MIN_NODE.join('.')} (@cursor/sdk's engines; on Node ${node} its native tree-sitter binding segfaults when a local session starts): set agent.options.node to a newer Node executable`,
       )
     }
-    return pricedAgentVersion(`@cursor/sdk ${cursorSdkVersion()}`)
+    return this.readVersion()
   }
 
-  async run(request: AgentRunRequest): Promise<AgentRunResult> {
-    const key = request.env[this.#options.apiKeyEnv]
+  /** The runner gets the session on stdin; the SDK's local store goes to a scratch folder, removed after the run. */
+  protected async launch(request: AgentRunRequest): Promise<CliLaunch<{ readonly nodeVersion: string }>> {
+    const key = request.env[this.options.apiKeyEnv]
     if (key === undefined || key === '') {
-      throw new HarnessFailure('auth', `cursor: ${this.#options.apiKeyEnv} is not set in the run's environment (pass it with the experiment's env.pass): no Cursor API key`)
+      throw new HarnessFailure('auth', `cursor: ${this.options.apiKeyEnv} is not set in the run's environment (pass it with the experiment's env.pass): no Cursor API key`)
     }
     const env: Record<string, string> = { ...request.env, CURSOR_API_KEY: key }
-    if (this.#options.backendUrl !== undefined) env.CURSOR_BACKEND_URL = this.#options.backendUrl
+    if (this.options.backendUrl !== undefined) env.CURSOR_BACKEND_URL = this.options.backendUrl
     const nodeVersion = await this.#nodeVersion(request.env)
     const storeDir = await mkdtemp(path.join(request.sandbox === undefined ? os.tmpdir() : (env.HOME ?? os.tmpdir()), 'cursor-store-'))
-    try {
-      const result = await runAgentProcess({
-        file: this.#node,
-        args: [RUNNER],
-        cwd: request.workspace,
-        env,
-        ...(request.sandbox === undefined
-          ? {}
-          : { sandbox: request.sandbox, loopbackPorts: loopbackPorts(this.#options.backendUrl), readOnly: packageClosure(cursorSdk().dir) }),
-        input: JSON.stringify({ prompt: request.prompt, model: this.#model, cwd: request.workspace, settingSources: this.#options.settingSources, storeDir }),
-        timeoutMs: request.timeoutMs,
-        killGraceMs: this.#options.killGraceSeconds * 1000,
-        ...(request.signal === undefined ? {} : { signal: request.signal }),
-      })
-      const transcriptSha256 = await saveTranscript(request.transcriptPath, result.stdout === '' ? '' : `${result.stdout}\n`)
-      const stream = readCursorStream(result.stdout.split('\n'))
-      const outcome = classifyCursorSession(stream, {
-        exitCode: result.exitCode,
-        signal: result.signal,
-        timedOut: result.timedOut,
-        aborted: result.aborted,
-        stderr: result.stderr,
-        nodeVersion,
-      })
-      return {
-        stop: outcome.stop,
-        costUsd: stream.tokens === null ? 0 : priceTokens(stream.tokens, this.#price).costUsd,
-        costSource: 'priced',
-        tokens: stream.tokens,
-        turns: stream.turns,
-        toolCalls: stream.toolCalls,
-        toolCallsBeforeFirstEdit: stream.toolCallsBeforeFirstEdit,
-        wallMs: result.wallMs,
-        model: stream.model ?? this.#model,
-        transcriptSha256,
-        hooksFired: null,
-      }
-    } finally {
-      await rm(storeDir, { recursive: true, force: true })
+    return {
+      args: [],
+      env,
+      input: JSON.stringify({ prompt: request.prompt, model: this.#model, cwd: request.workspace, settingSources: this.options.settingSources, storeDir }),
+      killGraceMs: this.options.killGraceSeconds * 1000,
+      loopbackPorts: loopbackPorts(this.options.backendUrl),
+      ...(request.sandbox === undefined ? {} : { readOnly: packageClosure(cursorSdk().dir) }),
+      context: { nodeVersion },
+      cleanup: () => rm(storeDir, { recursive: true, force: true }),
     }
+  }
+
+  protected async read(session: CliSession<{ readonly nodeVersion: string }>): Promise<AgentRunResult> {
+    const stream = readCursorStream(session.end.stdout.split('\n'))
+    return pricedResult(session, {
+      ...classifyCursorSession(stream, { ...session.end, nodeVersion: session.context.nodeVersion }),
+      tokens: stream.tokens,
+      requests: [],
+      price: this.#price,
+      turns: stream.turns,
+      model: stream.model ?? this.#model,
+      toolCalls: stream.toolCalls,
+      toolCallsBeforeFirstEdit: stream.toolCallsBeforeFirstEdit,
+    })
   }
 }

@@ -1,4 +1,5 @@
 import { HarnessFailure } from '../../errors.ts'
+import { classifySession, zeroTokens, type SessionEnd, type SessionRules, type SessionStop } from '../session.ts'
 import type { CursorError, CursorStream } from './stream.ts'
 
 /**
@@ -7,17 +8,11 @@ import type { CursorError, CursorStream } from './stream.ts'
  */
 
 /** How the runner process ended. */
-export interface CursorExit {
-  readonly exitCode: number | null
+export interface CursorExit extends SessionEnd {
   readonly signal: string | null
-  readonly timedOut: boolean
-  readonly aborted: boolean
-  readonly stderr: string
   /** The Node that ran it (`process.versions.node` style), for crash messages. */
   readonly nodeVersion: string
 }
-
-export type CursorOutcome = { readonly stop: 'completed' } | { readonly stop: 'timeout' }
 
 /** `@cursor/sdk` 1.0.31's `engines.node`. */
 export const CURSOR_MIN_NODE = [22, 13] as const
@@ -42,46 +37,45 @@ function tail(text: string, chars = 600): string {
   return trimmed.length <= chars ? trimmed : `…${trimmed.slice(-chars)}`
 }
 
-/**
- * Classifies a Cursor session: an SDK error (thrown, or an unhandled
- * rejection) is a failure whatever `wait()` said; a run that `wait()`
- * reports `finished` with usage is completed; a runner that died on a signal
- * crashed (on Node older than 22.13 the SDK's native tree-sitter binding
- * segfaults as soon as a local session starts).
- */
-export function classifyCursorSession(stream: CursorStream, exit: CursorExit): CursorOutcome {
-  if (exit.aborted) throw new HarnessFailure('crash', 'cursor: the run was aborted', { retryable: false })
-  if (exit.timedOut) {
+const CURSOR_RULES: SessionRules<CursorStream, CursorExit> = {
+  name: 'cursor',
+  service: 'the Cursor backend',
+  failureReason: (message) => (AUTH.test(message) ? 'auth' : 'api-error'),
+  stalledAtTimeout: (stream) => {
+    if (stream.modelOutputs > 0 && stream.lastTag !== 'error' && stream.lastTag !== 'unhandledRejection') return undefined
     const last = stream.errors.at(-1)
-    if (stream.modelOutputs === 0 || stream.lastTag === 'error' || stream.lastTag === 'unhandledRejection') {
-      throw new HarnessFailure(
-        last === undefined ? 'api-error' : cursorErrorReason(last) === 'auth' ? 'auth' : 'api-error',
-        `cursor: no answer from the Cursor backend before the timeout${last === undefined ? ' (the request stalled)' : `; last error: ${last.message}`}`,
-      )
+    return last === undefined ? { lastError: null } : { lastError: last.message, reason: cursorErrorReason(last) === 'auth' ? 'auth' : 'api-error' }
+  },
+  // An SDK error (thrown, or an unhandled rejection) is a failure whatever `wait()` said; a runner that died
+  // on a signal crashed (on Node older than 22.13 the SDK's native tree-sitter binding segfaults as soon as
+  // a local session starts).
+  crashed: (stream, exit) => {
+    if (exit.signal !== null || (exit.exitCode !== null && exit.exitCode > 128)) {
+      const hint = nodeTooOld(exit.nodeVersion)
+        ? ` (this is Node ${exit.nodeVersion}; @cursor/sdk needs Node >= ${CURSOR_MIN_NODE.join('.')}: its native tree-sitter binding crashes older ones — set agent.options.node to a newer Node)`
+        : ''
+      throw new HarnessFailure('crash', `cursor: the SDK runner died (${exit.signal ?? `exit ${exit.exitCode}`})${hint}${exit.stderr.trim() === '' ? '' : `: ${tail(exit.stderr)}`}`, {
+        retryable: hint === '',
+      })
     }
-    return { stop: 'timeout' }
-  }
-  if (exit.signal !== null || (exit.exitCode !== null && exit.exitCode > 128)) {
-    const hint = nodeTooOld(exit.nodeVersion)
-      ? ` (this is Node ${exit.nodeVersion}; @cursor/sdk needs Node >= ${CURSOR_MIN_NODE.join('.')}: its native tree-sitter binding crashes older ones — set agent.options.node to a newer Node)`
-      : ''
-    throw new HarnessFailure('crash', `cursor: the SDK runner died (${exit.signal ?? `exit ${exit.exitCode}`})${hint}${exit.stderr.trim() === '' ? '' : `: ${tail(exit.stderr)}`}`, {
-      retryable: hint === '',
-    })
-  }
-  const error = stream.errors.find((candidate) => cursorErrorReason(candidate) === 'auth') ?? stream.errors.at(-1)
-  if (error !== undefined) {
-    const reason = cursorErrorReason(error)
-    throw new HarnessFailure(reason, `cursor: ${error.name ?? 'error'}: ${error.message}`, reason === 'refused' ? { retryable: false } : {})
-  }
-  if (stream.status === 'error' || stream.status === 'cancelled') {
-    const message = stream.runError ?? `the run ended with status ${stream.status}`
-    throw new HarnessFailure(AUTH.test(message) ? 'auth' : 'agent-error', `cursor: ${message}`)
-  }
-  if (exit.exitCode !== 0) throw new HarnessFailure('crash', `cursor: the SDK runner exited ${exit.exitCode}${exit.stderr.trim() === '' ? '' : `: ${tail(exit.stderr)}`}`)
-  if (stream.status !== 'finished') throw new HarnessFailure('no-result', 'cursor: the run never reported a result (no wait() status)')
-  if (stream.tokens === null) throw new HarnessFailure('no-result', 'cursor: the run reported no token usage (no turn-ended usage), so it cannot be priced')
-  const { input, output, cacheRead, cacheWrite } = stream.tokens
-  if (input + output + cacheRead + cacheWrite === 0) throw new HarnessFailure('zero-cost', 'cursor: the run finished with zero tokens used: the model was never called')
-  return { stop: 'completed' }
+    const error = stream.errors.find((candidate) => cursorErrorReason(candidate) === 'auth') ?? stream.errors.at(-1)
+    if (error !== undefined) {
+      const reason = cursorErrorReason(error)
+      throw new HarnessFailure(reason, `cursor: ${error.name ?? 'error'}: ${error.message}`, reason === 'refused' ? { retryable: false } : {})
+    }
+    if (stream.status === 'error' || stream.status === 'cancelled') {
+      const message = stream.runError ?? `the run ended with status ${stream.status}`
+      throw new HarnessFailure(AUTH.test(message) ? 'auth' : 'agent-error', `cursor: ${message}`)
+    }
+  },
+  missingResult: (stream) => {
+    if (stream.status !== 'finished') return 'cursor: the run never reported a result (no wait() status)'
+    return stream.tokens === null ? 'cursor: the run reported no token usage (no turn-ended usage), so it cannot be priced' : null
+  },
+  unusedModel: (stream) => zeroTokens('cursor', stream.tokens),
+}
+
+/** Classifies a Cursor session (see `classifySession` and the rules above). */
+export function classifyCursorSession(stream: CursorStream, exit: CursorExit): SessionStop {
+  return classifySession(CURSOR_RULES, stream, exit)
 }

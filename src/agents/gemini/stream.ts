@@ -1,5 +1,5 @@
 import type { Tokens } from '../usage.ts'
-import { parseJsonObjectLine } from '../json-line.ts'
+import { eachJsonEvent } from '../json-line.ts'
 
 /**
  * Reading `gemini -p … -o stream-json`: one JSON event per line (`init`,
@@ -81,8 +81,6 @@ interface GeminiEvent {
   readonly stats?: GeminiStreamStats
 }
 
-const parseLine = (line: string): GeminiEvent | null => parseJsonObjectLine<GeminiEvent>(line)
-
 /** Reads a `gemini -o stream-json` stream (its stdout, line by line). */
 export function readGeminiStream(lines: Iterable<string>): GeminiStream {
   let sessionId: string | null = null
@@ -92,17 +90,8 @@ export function readGeminiStream(lines: Iterable<string>): GeminiStream {
   let toolCallsBeforeFirstEdit: number | null = null
   let modelOutputs = 0
   const errors: { severity: string; message: string }[] = []
-  let lastEventType: string | null = null
-  let unparsedLines = 0
 
-  for (const line of lines) {
-    if (line.trim() === '') continue
-    const event = parseLine(line)
-    if (event === null) {
-      unparsedLines++
-      continue
-    }
-    lastEventType = event.type ?? null
+  const { unparsedLines, lastEventType } = eachJsonEvent<GeminiEvent>(lines, (event) => {
     switch (event.type) {
       case 'init':
         sessionId = event.session_id ?? sessionId
@@ -132,12 +121,14 @@ export function readGeminiStream(lines: Iterable<string>): GeminiStream {
       default:
         break
     }
-  }
+  })
+  // Assigned in the callback, which the compiler's narrowing does not follow.
+  const final = result as GeminiResult | null
   return {
     sessionId,
     model,
-    result,
-    tokens: result?.stats == null ? null : geminiStreamTokens(result.stats),
+    result: final,
+    tokens: final?.stats == null ? null : geminiStreamTokens(final.stats),
     toolCalls: tools.size,
     toolCallsBeforeFirstEdit,
     modelOutputs,

@@ -1,5 +1,5 @@
 import { calcPrice } from '@pydantic/genai-prices'
-import { HarnessFailure } from '../../errors.ts'
+import { HarnessFailure, SpecError } from '../../errors.ts'
 import type { Tokens } from '../usage.ts'
 
 /**
@@ -127,4 +127,39 @@ export function sumTokens(list: readonly Tokens[]): Tokens {
     }),
     { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
   )
+}
+
+/**
+ * The model a token-priced agent runs and the price that applies, checked
+ * when the agent is made (before any run): `agent.model` is required
+ * (`needsModel` says why, in the adapter's words) and must have a price,
+ * under `options.priceModel` when the table names it differently.
+ */
+export function modelPrice(
+  kind: string,
+  model: string | undefined,
+  options: { readonly priceModel?: string | undefined; readonly priceProvider?: string | undefined },
+  needsModel: string,
+): { readonly model: string; readonly price: PriceKey } {
+  if (model === undefined) throw new SpecError(`the ${kind} agent needs agent.model${needsModel}`)
+  const price: PriceKey = { model: options.priceModel ?? model, ...(options.priceProvider === undefined ? {} : { provider: options.priceProvider }) }
+  if (!hasPrice(price)) {
+    throw new SpecError(
+      `the ${kind} agent's model "${price.model}"${price.provider === undefined ? '' : ` (provider ${price.provider})`} has no price in @pydantic/genai-prices: set agent.options.priceModel (and priceProvider) to the model it is billed as`,
+    )
+  }
+  return { model, price }
+}
+
+/**
+ * A token-priced session's cost: request by request when the agent's
+ * per-request usage adds up to its totals (long-context prices apply per
+ * request, and no side request was billed apart), else the totals; $0 when
+ * the agent reported no tokens.
+ */
+export function priceSession(tokens: Tokens | null, requests: readonly Tokens[], key: PriceKey): { readonly costUsd: number; readonly costSource: 'priced' } {
+  if (tokens === null) return { costUsd: 0, costSource: 'priced' }
+  const sum = sumTokens(requests)
+  const consistent = requests.length > 0 && (['input', 'output', 'cacheRead', 'cacheWrite'] as const).every((field) => sum[field] === tokens[field])
+  return { costUsd: (consistent ? priceRequests(requests, key) : priceTokens(tokens, key)).costUsd, costSource: 'priced' }
 }

@@ -3,12 +3,14 @@ import path from 'node:path'
 import { InvalidArgumentError } from 'commander'
 import { parseRecordedExperiment, resolveAnalysis, type AnalysisFlags, type RecordedExperiment, type ResolvedAnalysis } from '../../analysis/resolve.ts'
 import { DataError } from '../../errors.ts'
-import type { EarlierSpecRuns } from '../../analysis/settings.ts'
+import type { Contamination, EarlierSpecRuns } from '../../analysis/settings.ts'
 import type { ChangeLogEntry } from '../../experiment/schema.ts'
 import { readRecordedSpec, specFilePath } from '../../runs/prepare.ts'
 import { knownSpecHashes, recordedChangeLog } from '../../runs/spec-record.ts'
 import type { RecordedRun } from '../../runs/record.ts'
-import { readRuns, runsFilePath } from '../../runs/store.ts'
+import type { PlannedRun } from '../../runs/plan.ts'
+import { checkPlanned, readRuns, runsFilePath } from '../../runs/store.ts'
+import { describeVerification } from '../../runs/transcript-check.ts'
 
 /**
  * What `analyze` and `power` both read: the runs file, the spec beside it,
@@ -33,6 +35,10 @@ export interface AnalysisInput {
   readonly changeLog: readonly ChangeLogEntry[]
   /** Runs under earlier specs spec.json keeps: set aside, never pooled. */
   readonly earlierSpecs: readonly EarlierSpecRuns[]
+  /** The contamination flag spec.json keeps (null: the spec names no training cutoff). */
+  readonly contamination: Contamination | null
+  /** One line saying what the read verified: the hash chain and the transcripts. */
+  readonly verification: string
 }
 
 /**
@@ -47,11 +53,21 @@ export function loadAnalysisInput(target: string): AnalysisInput {
   const runsFile = statSync(resolved).isDirectory() ? runsFilePath(resolved) : resolved
   const shown = displayPath(runsFile)
   if (!existsSync(runsFile)) throw new DataError(`${shown}: no such file; the folder holds no recorded runs.`)
-  const { records } = readRuns(runsFile)
+  const { records, head, transcripts } = readRuns(runsFile)
   if (records.length === 0) throw new DataError(`${shown}: no runs recorded yet.`)
+  const verification = describeVerification(shown, head.lines, transcripts)
   const outDir = path.dirname(runsFile)
   const recorded = readRecordedSpec(outDir)
-  if (recorded === undefined) return { runsFile: shown, records, spec: null, specSha256: null, changeLog: [], earlierSpecs: [] }
+  if (recorded === undefined) {
+    const hashes = [...new Set(records.map((record) => record.specSha256))]
+    if (hashes.length > 1) {
+      throw new DataError(
+        `${shown} holds runs of ${hashes.length} spec hashes (${hashes.map((hash) => hash.slice(0, 12)).join(', ')}) and no spec.json beside it says which is current: ` +
+          'runs under different specs are never pooled. Analyse the output folder with its spec.json.',
+      )
+    }
+    return { runsFile: shown, records, spec: null, specSha256: null, changeLog: [], earlierSpecs: [], contamination: null, verification }
+  }
   const specFile = displayPath(specFilePath(outDir))
   const spec = parseRecordedExperiment(recorded.manifest?.experiment, specFile)
   const earlier = new Set(knownSpecHashes(recorded).slice(1))
@@ -73,13 +89,24 @@ export function loadAnalysisInput(target: string): AnalysisInput {
         `(${records.length} run(s) under earlier specs are kept and never pooled with it). Run the experiment to record its runs.`,
     )
   }
-  return { runsFile: shown, records: current, spec, specSha256: recorded.specSha256, changeLog: recordedChangeLog(recorded), earlierSpecs }
+  const plan = (recorded as { plan?: unknown }).plan
+  if (Array.isArray(plan)) checkPlanned(records, plan as PlannedRun[], shown, recorded.specSha256)
+  return {
+    runsFile: shown,
+    records: current,
+    spec,
+    specSha256: recorded.specSha256,
+    changeLog: recordedChangeLog(recorded),
+    earlierSpecs,
+    contamination: recorded.contamination ?? null,
+    verification,
+  }
 }
 
 /** The settings and plan for a loaded input and command-line flags; the change log and the earlier specs' runs go into the report. */
 export function resolveInput(input: AnalysisInput, flags: AnalysisFlags): ResolvedAnalysis {
   const resolved = resolveAnalysis(input.records, input.spec, flags, input.runsFile)
-  return { ...resolved, settings: { ...resolved.settings, changeLog: input.changeLog, earlierSpecs: input.earlierSpecs } }
+  return { ...resolved, settings: { ...resolved.settings, changeLog: input.changeLog, earlierSpecs: input.earlierSpecs, contamination: input.contamination } }
 }
 
 /** A number in (0, 1) for --alpha, --power, --effect. */

@@ -59,6 +59,7 @@ export function registerAnalyze(program: Command): void {
       const input = loadAnalysisInput(target)
       const { json, ...flags } = options
       const { settings, expected } = resolveInput(input, flags)
+      process.stderr.write(`${input.verification}\n`)
       process.stderr.write(
         `analysing ${input.records.length} run(s) of ${input.runsFile}: ${settings.treatments.join(', ')} against ${settings.control}` +
           `${input.spec === null ? ' (no spec.json: decision parameters are the flags or the pre-registered defaults)' : ''}\n`,

@@ -2,7 +2,9 @@ import type { Command } from 'commander'
 import { formatNumber } from '../../analysis/format.ts'
 import { powerAnalysis, type PowerAnalysis } from '../../analysis/power.ts'
 import { canonicalJson } from '../../experiment/hash.ts'
+import path from 'node:path'
 import { loadAnalysisInput, probabilityOption, resolveInput } from './analysis-input.ts'
+import { confirmatorySelectCommand, exactTestFloor } from './confirmatory-command.ts'
 
 interface PowerCliOptions {
   control?: string
@@ -58,11 +60,30 @@ export function registerPower(program: Command): void {
       const input = loadAnalysisInput(target)
       const { json, ...flags } = options
       const { settings, expected } = resolveInput(input, flags)
+      process.stderr.write(`${input.verification}\n`)
       const results = powerAnalysis(input.records, settings, expected)
       if (json === true) {
         process.stdout.write(`${JSON.stringify(JSON.parse(canonicalJson(results)), null, 2)}\n`)
         return
       }
       process.stdout.write(`${results.map(formatPowerAnalysis).join('\n\n')}\n`)
+      const floor = exactTestFloor(settings.alpha, settings.treatments.length)
+      const needed = results.map((result) => result.tasksNeeded).filter((n): n is number => n !== null)
+      if (needed.length === 0) return
+      const count = Math.max(floor, ...needed)
+      const draw = confirmatorySelectCommand(path.dirname(path.resolve(input.runsFile)), count)
+      process.stdout.write(
+        [
+          '',
+          `confirmatory run: ${count} new task(s)` +
+            (Math.max(...needed) < floor
+              ? ` (raised from ${Math.max(...needed)} to the exact test's floor: below ${floor} task(s) the one-sided exact Wilcoxon test cannot reach p < ${settings.alpha}${settings.treatments.length > 1 ? ` / ${settings.treatments.length} (Holm)` : ''})`
+              : ''),
+          '  draw them by the same rule and seed from candidates the pilot did not use:',
+          `  ${draw.command}`,
+          ...(draw.note === null ? [] : [`  (${draw.note})`]),
+          '',
+        ].join('\n'),
+      )
     })
 }

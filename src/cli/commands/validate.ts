@@ -5,6 +5,7 @@ import { loadExperiments } from '../../experiment/load.ts'
 import { forecastExperiment, type Forecast } from '../../runs/forecast.ts'
 import { prepareLoadedExperiment } from '../../runs/prepare.ts'
 import { checkTasks, type CheckOutcome, type TaskCheck } from '../../curate/task-check.ts'
+import type { ContaminationCheck } from '../../tasks/contamination.ts'
 import { loadTaskSet } from '../../tasks/load.ts'
 import { ExitCode } from '../exit-code.ts'
 import { formatTable } from '../../format/table.ts'
@@ -13,11 +14,17 @@ function cell(outcome: CheckOutcome): string {
   return 'error' in outcome ? 'error' : outcome.solved ? 'solved' : 'unsolved'
 }
 
-/** The gold/noop table: one row per task. */
-export function formatChecks(checks: readonly TaskCheck[]): string {
+/** The gold/noop table: one row per task, and one contamination column per training cutoff the set's experiments name. */
+export function formatChecks(checks: readonly TaskCheck[], contamination: readonly ContaminationCheck[] = []): string {
+  const cutoffs = [...new Map(contamination.map((check) => [check.trainingCutoff, check])).values()]
+  const flag = (check: ContaminationCheck, task: string) => {
+    const flagged = check.flagged.find((entry) => entry.task === task)
+    if (flagged !== undefined) return `FLAGGED (fixed ${flagged.fixDate})`
+    return check.undated.includes(task) ? 'unknown (no fix date)' : 'no'
+  }
   return formatTable([
-    ['task', 'gold', 'noop', 'valid'],
-    ...checks.map((check) => [check.task, cell(check.gold), cell(check.noop), check.valid ? 'yes' : 'NO']),
+    ['task', 'gold', 'noop', 'valid', ...cutoffs.map((check) => `fixed on or before cutoff ${check.trainingCutoff}`)],
+    ...checks.map((check) => [check.task, cell(check.gold), cell(check.noop), check.valid ? 'yes' : 'NO', ...cutoffs.map((cutoff) => flag(cutoff, check.task))]),
   ])
 }
 
@@ -55,18 +62,28 @@ export function registerValidate(program: Command): void {
         ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
         onChecked: (check, done, total) => process.stderr.write(`  [${done}/${total}] ${check.task}: ${check.valid ? 'valid' : 'INVALID'}\n`),
       })
-      process.stdout.write(`${formatChecks(checks)}\n`)
+      const experimentFile = path.join(setDir, 'experiment.ts')
+      const prepared = existsSync(experimentFile)
+        ? await Promise.all((await loadExperiments({ file: experimentFile })).map((experiment) => prepareLoadedExperiment(experiment)))
+        : []
+      const contamination = prepared.map((experiment) => experiment.contamination).filter((check): check is ContaminationCheck => check !== null)
+      process.stdout.write(`${formatChecks(checks, contamination)}\n`)
       const invalid = checks.filter((check) => !check.valid)
       for (const check of invalid) process.stdout.write(`invalid: ${check.task}: ${check.problem}\n`)
+      for (const check of contamination) {
+        if (check.flagged.length > 0) {
+          process.stdout.write(
+            `contamination: ${check.flagged.length} task(s) fixed on or before the training cutoff ${check.trainingCutoff} may be in the model's training data: ` +
+              `${check.flagged.map((entry) => entry.task).join(', ')}\n`,
+          )
+        }
+      }
 
       let overBudget = false
-      const experimentFile = path.join(setDir, 'experiment.ts')
-      if (existsSync(experimentFile)) {
-        for (const experiment of await loadExperiments({ file: experimentFile })) {
-          const forecast = forecastExperiment(await prepareLoadedExperiment(experiment))
-          process.stdout.write(`${formatForecast(forecast)}\n`)
-          overBudget ||= forecast.overBudget
-        }
+      for (const experiment of prepared) {
+        const forecast = forecastExperiment(experiment)
+        process.stdout.write(`${formatForecast(forecast)}\n`)
+        overBudget ||= forecast.overBudget
       }
       if (invalid.length > 0 || overBudget) {
         process.stdout.write(

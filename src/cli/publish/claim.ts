@@ -42,6 +42,8 @@ export interface ClaimEntry {
   /** The experiment file that declares the spec, and spec.json beside the runs (which keeps its hash and manifest). */
   readonly spec: { readonly file: string | null; readonly exportName: string | null; readonly record: string; readonly sha256: string }
   readonly changeLog: readonly ChangeLogEntry[]
+  /** Tasks fixed on or before the model's training cutoff; null when the spec names no cutoff. */
+  readonly contamination: AnalysisReport['contamination']
   readonly runs: { readonly file: string; readonly sha256: string; readonly records: number; readonly analysed: number }
   readonly report: { readonly markdown: string; readonly json: string; readonly html: string }
   readonly archive: { readonly file: string; readonly sha256: string; readonly transcripts: number } | null
@@ -116,6 +118,7 @@ export function claimEntry(report: AnalysisReport, context: ClaimContext): Claim
     seeds: report.seeds,
     spec: { ...context.specFile, sha256: context.specSha256 },
     changeLog: context.changeLog,
+    contamination: report.contamination,
     runs: { ...context.runs, analysed: context.analysed.length },
     report: { markdown: `${context.outDir}/report.md`, json: `${context.outDir}/report.json`, html: `${context.outDir}/report.html` },
     archive: context.archive,

@@ -1,19 +1,27 @@
 import { readdir, readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { ProblemsError, type Problem } from '../../errors.ts'
+import { splitFrontMatter, type PromptAllowance } from './front-matter.ts'
 
 /**
  * Prompts: one Markdown file per candidate, named by the fix commit
  * (`<commit prefix>.md` or `<commit prefix>-<anything>.md`, the prefix at
  * least 7 hex digits), written from the commit before any agent runs. A
- * prompt states a symptom; `select` refuses one that names a gold file.
+ * prompt states a symptom; `select` refuses one that names a gold file,
+ * unless its front matter allows that module name with a reason
+ * (`front-matter.ts`).
  */
 
 /** One prompt matched to its candidate. */
 export interface Prompt {
   readonly fix: string
   readonly file: string
+  /** What the agent reads (the file without its front matter). */
   readonly text: string
+  /** The module names the prompt may use, each with its reason (from the front matter). */
+  readonly allow: readonly PromptAllowance[]
+  /** Lines of front matter above `text` (a line of `text` is this many lines further down the file). */
+  readonly bodyLineOffset: number
 }
 
 const PROMPT_NAME = /^([0-9a-f]{7,40})(?:-[^/]*)?\.md$/
@@ -46,9 +54,9 @@ export async function readPrompts(dir: string, candidateFixes: readonly string[]
       problems.push({ file, message: `a second prompt for ${fix} (the first is ${path.basename(other.file)})` })
       continue
     }
-    const text = await readFile(file, 'utf8')
-    if (text.trim() === '') problems.push({ file, message: 'is empty: write the symptom a user would report' })
-    else prompts.set(fix, { fix, file, text })
+    const { body, allow, bodyLineOffset } = splitFrontMatter(await readFile(file, 'utf8'), file, problems)
+    if (body.trim() === '') problems.push({ file, message: 'is empty: write the symptom a user would report' })
+    else prompts.set(fix, { fix, file, text: body, allow, bodyLineOffset })
   }
   if (problems.length > 0) throw new ProblemsError('The prompts cannot be used:', problems)
   return prompts
@@ -108,16 +116,35 @@ export function findGoldNames(prompt: string, goldFiles: readonly string[]): Gol
   return hits
 }
 
-/** Refuses prompts that name a gold file of their candidate, saying which prompt, line, file and name. */
+/**
+ * Refuses prompts that name a gold file of their candidate, saying which
+ * prompt, line, file and name. A module name the prompt's front matter allows
+ * is accepted (a path or file name never is); an allowance that names no gold
+ * file's module is refused too, so every recorded allowance was needed.
+ */
 export function checkPrompts(prompts: Iterable<Prompt>, goldFilesOf: (fix: string) => readonly string[]): void {
   const problems: Problem[] = []
   for (const prompt of prompts) {
+    const allowed = new Map(prompt.allow.map((allowance) => [allowance.word.toLowerCase(), allowance]))
+    const used = new Set<string>()
     for (const hit of findGoldNames(prompt.text, goldFilesOf(prompt.fix))) {
+      const word = hit.name.toLowerCase()
+      if (hit.kind === 'module name' && allowed.has(word)) {
+        used.add(word)
+        continue
+      }
       problems.push({
         file: prompt.file,
-        field: `line ${hit.line}`,
-        message: `names the gold file ${hit.goldFile} by its ${hit.kind} "${hit.name}": describe the symptom a user sees instead`,
+        field: `line ${hit.line + prompt.bodyLineOffset}`,
+        message:
+          `names the gold file ${hit.goldFile} by its ${hit.kind} "${hit.name}": describe the symptom a user sees instead` +
+          (hit.kind === 'module name' ? ` (or, when the symptom cannot be said without the word, allow it with a reason in the front matter: \`allow: { ${hit.name}: <why> }\`)` : ''),
       })
+    }
+    for (const allowance of prompt.allow) {
+      if (!used.has(allowance.word.toLowerCase())) {
+        problems.push({ file: prompt.file, field: `allow.${allowance.word}`, message: `allows "${allowance.word}", but the prompt names no gold file's module by it: remove the allowance` })
+      }
     }
   }
   if (problems.length > 0) throw new ProblemsError('Refusing prompts that name a gold file:', problems)

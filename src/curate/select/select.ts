@@ -200,6 +200,7 @@ export async function select(options: SelectOptions): Promise<Selection> {
         index: tasks.length + 1,
         candidate: byFix.get(entry.fix)!,
         prompt: plan.prompts.get(entry.fix)!.text,
+        allow: plan.prompts.get(entry.fix)!.allow,
         repo: loaded.repo,
         repository,
         rule,

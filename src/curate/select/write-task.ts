@@ -6,6 +6,7 @@ import { relativePosix, type Candidate } from '../harvest/candidates-file.ts'
 import type { HarvestRule } from '../harvest/rule.ts'
 import { commitRoles } from '../harvest/scan.ts'
 import type { GitFixMetadata } from '../../tasks/metadata.ts'
+import type { PromptAllowance } from './front-matter.ts'
 import { slugFromSubject } from './slug.ts'
 
 /** What writing one task folder needs. */
@@ -17,6 +18,8 @@ export interface TaskFolderInput {
   readonly candidate: Candidate
   /** The prompt's text: becomes `task.md`. */
   readonly prompt: string
+  /** The gold module names the prompt's front matter allows, with their reasons (into `metadata.json`). */
+  readonly allow?: readonly PromptAllowance[]
   /** Absolute path of the repository (folder or bundle). */
   readonly repo: string
   readonly repository: OpenRepository
@@ -73,6 +76,8 @@ export async function writeTaskFolder(input: TaskFolderInput): Promise<string> {
     test_command: input.testCommand,
     test_globs: [...input.rule.testGlobs],
     subject: candidate.subject,
+    fix_date: candidate.date,
+    ...(input.allow === undefined || input.allow.length === 0 ? {} : { allow: input.allow.map(({ word, reason }) => ({ word, reason })) }),
   }
   await writeFile(path.join(dir, 'task.md'), input.prompt.endsWith('\n') ? input.prompt : `${input.prompt}\n`)
   await writeFile(path.join(dir, 'metadata.json'), `${JSON.stringify(metadata, null, 2)}\n`)

@@ -34,4 +34,9 @@ describe('codex options', () => {
     expect(() => new CodexAgent(spec({ model: 'my-finetune' }))).toThrow(/no price.*priceModel/)
     expect(() => new CodexAgent(spec({ model: 'my-finetune', options: { priceModel: 'gpt-5' } }))).not.toThrow()
   })
+
+  it('a binary that does not run is a SpecError naming it, before any run', async () => {
+    await expect(new CodexAgent(spec({ bin: '/bin/false' })).version({ PATH: '/usr/bin:/bin' })).rejects.toThrow(SpecError)
+    await expect(new CodexAgent(spec({ bin: '/bin/false' })).version({ PATH: '/usr/bin:/bin' })).rejects.toThrow(/\/bin\/false --version` failed \(exit 1\)/)
+  })
 })

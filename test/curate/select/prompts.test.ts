@@ -41,9 +41,9 @@ describe('the gold-file check on prompts', () => {
 
   it('refuses every naming prompt at once, saying which prompt, line, file and name', () => {
     const prompts = [
-      { fix: 'a'.repeat(40), file: 'prompts/aaaaaaa.md', text: 'Totals are off in tallyup.\n' },
-      { fix: 'b'.repeat(40), file: 'prompts/bbbbbbb.md', text: 'Fine words only.\n' },
-      { fix: 'c'.repeat(40), file: 'prompts/ccccccc.md', text: 'ok\nsee pkg/money.py\n' },
+      { fix: 'a'.repeat(40), file: 'prompts/aaaaaaa.md', text: 'Totals are off in tallyup.\n', allow: [], bodyLineOffset: 0 },
+      { fix: 'b'.repeat(40), file: 'prompts/bbbbbbb.md', text: 'Fine words only.\n', allow: [], bodyLineOffset: 0 },
+      { fix: 'c'.repeat(40), file: 'prompts/ccccccc.md', text: 'ok\nsee pkg/money.py\n', allow: [], bodyLineOffset: 0 },
     ]
     const gold: Record<string, string[]> = { ['a'.repeat(40)]: ['src/tallyup.js'], ['b'.repeat(40)]: ['src/x.js'], ['c'.repeat(40)]: ['pkg/money.py'] }
     const error = (() => {
@@ -55,10 +55,10 @@ describe('the gold-file check on prompts', () => {
     })()
     expect(error).toBeInstanceOf(ProblemsError)
     expect((error as ProblemsError).problems.map((p) => `${p.file} ${p.field} ${p.message}`)).toEqual([
-      'prompts/aaaaaaa.md line 1 names the gold file src/tallyup.js by its module name "tallyup": describe the symptom a user sees instead',
+      'prompts/aaaaaaa.md line 1 names the gold file src/tallyup.js by its module name "tallyup": describe the symptom a user sees instead (or, when the symptom cannot be said without the word, allow it with a reason in the front matter: `allow: { tallyup: <why> }`)',
       'prompts/ccccccc.md line 2 names the gold file pkg/money.py by its path "pkg/money.py": describe the symptom a user sees instead',
       'prompts/ccccccc.md line 2 names the gold file pkg/money.py by its file name "money.py": describe the symptom a user sees instead',
-      'prompts/ccccccc.md line 2 names the gold file pkg/money.py by its module name "money": describe the symptom a user sees instead',
+      'prompts/ccccccc.md line 2 names the gold file pkg/money.py by its module name "money": describe the symptom a user sees instead (or, when the symptom cannot be said without the word, allow it with a reason in the front matter: `allow: { money: <why> }`)',
     ])
   })
 })
@@ -94,5 +94,63 @@ describe('reading prompts', () => {
       `fedcba90.md: a second prompt for ${fixes[2]} (the first is fedcba9-a.md)`,
       'notes.md: a prompt is named by its fix commit: "<7+ hex digits of the commit>[-words].md"',
     ])
+  })
+})
+
+describe('allowing a gold module name in the front matter', () => {
+  const fix = 'd'.repeat(40)
+  const problemsOf = (text: string, allow: { word: string; reason: string }[], gold = ['src/query.js'], bodyLineOffset = 0) => {
+    try {
+      checkPrompts([{ fix, file: 'prompts/ddddddd.md', text, allow, bodyLineOffset }], () => gold)
+      return []
+    } catch (error) {
+      return (error as ProblemsError).problems.map((p) => `${p.field} ${p.message}`)
+    }
+  }
+  const reason = 'users call the part after "?" the query'
+
+  it('accepts an allowed module name, in any case', () => {
+    expect(problemsOf('The Query part of a URL is dropped.\n', [{ word: 'query', reason }])).toEqual([])
+  })
+
+  it('never lets an allowance cover the file name or the path', () => {
+    expect(problemsOf('The query is dropped (see src/query.js).\n', [{ word: 'query', reason }])).toEqual([
+      'line 1 names the gold file src/query.js by its path "src/query.js": describe the symptom a user sees instead',
+      'line 1 names the gold file src/query.js by its file name "query.js": describe the symptom a user sees instead',
+    ])
+  })
+
+  it('refuses an allowance the prompt does not need', () => {
+    expect(problemsOf('The part after "?" is dropped.\n', [{ word: 'query', reason }])).toEqual([
+      'allow.query allows "query", but the prompt names no gold file\'s module by it: remove the allowance',
+    ])
+  })
+
+  it('names the line in the file, front matter included', () => {
+    expect(problemsOf('ok\nthe parse step fails\n', [], ['src/parse.js'], 4)[0]).toMatch(/^line 6 names the gold file src\/parse\.js/)
+  })
+
+  it('reads the allowances off the prompt file and keeps them out of its text', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'prompts-'))
+    dirs.push(dir)
+    await writeFile(path.join(dir, 'ddddddd.md'), `---\nallow:\n  query: ${reason}\n---\nThe query part of a URL is dropped.\n`)
+    const prompt = (await readPrompts(dir, [fix])).get(fix)!
+    expect(prompt.text).toBe('The query part of a URL is dropped.\n')
+    expect(prompt.allow).toEqual([{ word: 'query', reason }])
+    expect(prompt.bodyLineOffset).toBe(4)
+  })
+
+  it.each([
+    ['a list of words without reasons', '---\nallow: [query]\n---\nText.\n', 'allow give each word its reason'],
+    ['an empty reason', '---\nallow:\n  query: ""\n---\nText.\n', 'allow.query give the word its reason'],
+    ['a field other than allow', '---\nallowed:\n  query: why\n---\nText.\n', 'front matter Unrecognized key: "allowed"'],
+    ['front matter never closed', '---\nallow:\n  query: why\nText.\n', 'line 1 front matter opened with "---" is never closed'],
+  ])('refuses %s, naming the file and field', async (_name, text, expected) => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'prompts-'))
+    dirs.push(dir)
+    await writeFile(path.join(dir, 'ddddddd.md'), text)
+    const error = await readPrompts(dir, [fix]).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(ProblemsError)
+    expect((error as ProblemsError).problems.map((p) => `${p.field} ${p.message}`).join('\n')).toContain(expected)
   })
 })

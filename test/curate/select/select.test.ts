@@ -139,8 +139,24 @@ describe('select', () => {
     const error = await select({ candidates: candidatesFile, out: path.join(scratch, 'refused'), prompts, count: 1 }).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(ProblemsError)
     expect((error as ProblemsError).problems).toEqual([
-      { file: path.join(prompts, `${stable.slice(0, 10)}.md`), field: 'line 2', message: 'names the gold file src/upper.js by its module name "upper": describe the symptom a user sees instead' },
+      { file: path.join(prompts, `${stable.slice(0, 10)}.md`), field: 'line 2', message: 'names the gold file src/upper.js by its module name "upper": describe the symptom a user sees instead (or, when the symptom cannot be said without the word, allow it with a reason in the front matter: `allow: { upper: <why> }`)' },
     ])
+  })
+
+  it('accepts a module name the prompt allows with a reason, keeps the front matter from the agent and records it in metadata.json', async () => {
+    const prompts = path.join(scratch, 'allowing-prompts')
+    await mkdir(prompts)
+    const frontMatter = '---\nallow:\n  upper: users call the capitals function "upper"; the symptom is its name\n---\n'
+    await writeFile(path.join(prompts, `${stable.slice(0, 10)}.md`), `${frontMatter}Calling upper gives the text back unchanged.\n`)
+    const out = path.join(scratch, 'allowed')
+    const selection = await select({ candidates: candidatesFile, out, prompts, count: 1, jobs: 1 })
+    const dir = path.join(out, selection.tasks[0]!)
+    expect(await readFile(path.join(dir, 'task.md'), 'utf8')).toBe('Calling upper gives the text back unchanged.\n')
+    expect(JSON.parse(await readFile(path.join(dir, 'metadata.json'), 'utf8')).allow).toEqual([
+      { word: 'upper', reason: 'users call the capitals function "upper"; the symptom is its name' },
+    ])
+    const [task] = await loadTaskSet(out)
+    expect(task?.kind === 'git-fix' && task.metadata.allow).toEqual([{ word: 'upper', reason: 'users call the capitals function "upper"; the symptom is its name' }])
   })
 
   it('skips excluded candidates, recording the reason', async () => {

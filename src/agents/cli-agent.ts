@@ -1,0 +1,189 @@
+import path from 'node:path'
+import { SpecError } from '../errors.ts'
+import type { AgentSpec } from '../experiment/schema.ts'
+import type { ScriptedModelOptions } from '../scripted-model/options.ts'
+import { priceSession, sumTokens, type PriceKey } from './pricing/price.ts'
+import { runAgentProcess, type AgentProcessResult } from './process.ts'
+import { startScriptedRun } from './scripted-run.ts'
+import { TranscriptWriter } from './transcript.ts'
+import type { Agent, AgentContext, AgentRunRequest, AgentRunResult, AgentStop } from './types.ts'
+import type { Tokens } from './usage.ts'
+
+/**
+ * The skeleton every agent that runs a process shares (claude-code, codex,
+ * gemini, cursor, command): the executable (a pinned npm dependency, or
+ * `agent.bin`), `version()` with one error class, the scripted-model wrapper,
+ * the process in a group of its own (inside the run's sandbox when it has
+ * one) with its transcript written as it prints, and the cleanup. An adapter supplies only what is its own: how it
+ * is launched for a run (arguments, environment, stdin) and how its output is
+ * read (`read`, which parses the stream and classifies the session with
+ * `classifySession` from `session.ts`).
+ */
+
+/** An executable and the arguments that come before the adapter's own. */
+export interface CliCommand {
+  readonly file: string
+  readonly args: readonly string[]
+}
+
+/** A script (an agent package's entry point, from `packages.ts`) run with the harness's own Node. */
+export function nodeScript(file: string): CliCommand {
+  return { file: process.execPath, args: [file] }
+}
+
+/** The command `agent.bin` names: a path relative to the experiment file's folder, or a name on `PATH`. */
+export function binCommand(bin: string, experimentDir: string): CliCommand {
+  return { file: bin.includes('/') ? path.resolve(experimentDir, bin) : bin, args: [] }
+}
+
+/** How an adapter starts one run's process. */
+export interface CliLaunch<Context> {
+  /** The adapter's arguments (after the command's own). */
+  readonly args: readonly string[]
+  /** The process's whole environment. */
+  readonly env: Readonly<Record<string, string>>
+  /** Written to stdin, which is then closed; without it stdin is closed from the start. */
+  readonly input?: string
+  /** Another executable for this run (default: the agent's command). */
+  readonly command?: CliCommand
+  /** Between SIGTERM and SIGKILL when the run's group is killed. */
+  readonly killGraceMs?: number
+  /** Harness loopback ports the sandboxed process may reach (its scripted model server, a local gateway). */
+  readonly loopbackPorts?: readonly number[]
+  /** More read-only paths the sandboxed process needs (a package its script imports). */
+  readonly readOnly?: readonly string[]
+  /** What `read` needs of the launch (a home folder, the options in effect). */
+  readonly context: Context
+  /** Runs after the process and `read`, whatever happened (a scratch folder removed). */
+  readonly cleanup?: () => Promise<void>
+}
+
+/** What `read` gets: the run, how its process ended, and the transcript's SHA-256. */
+export interface CliSession<Context> {
+  readonly request: AgentRunRequest
+  readonly end: AgentProcessResult
+  readonly transcriptSha256: string
+  readonly context: Context
+}
+
+/** What every process agent's options may hold: the scripted model switch. */
+export interface CliAgentOptions {
+  readonly scriptedModel?: ScriptedModelOptions | undefined
+}
+
+/** The base class of the agents that run a process; see the module comment. */
+export abstract class CliAgent<Options extends object, Context = undefined> implements Agent {
+  abstract readonly kind: string
+  /** The arm's agent spec. */
+  protected readonly spec: AgentSpec
+  readonly #options: Options
+  readonly #command: CliCommand
+
+  /**
+   * `pinned` is the adapter's own executable, used unless the spec names
+   * `agent.bin` (relative to the experiment file's folder, or a name on
+   * `PATH`); `options` are the parsed `agent.options`.
+   */
+  constructor(spec: AgentSpec, context: Pick<AgentContext, 'experimentDir'>, pinned: () => CliCommand, options: Options) {
+    this.spec = spec
+    this.#options = options
+    this.#command = spec.bin === undefined ? pinned() : binCommand(spec.bin, context.experimentDir)
+  }
+
+  /** The options in effect (defaults applied). */
+  get options(): Options {
+    return this.#options
+  }
+
+  /** The agent's command with more arguments. */
+  protected command(args: readonly string[], command: CliCommand = this.#command): { file: string; args: string[] } {
+    return { file: command.file, args: [...command.args, ...args] }
+  }
+
+  /** The arguments that make the executable print its version. */
+  protected get versionArgs(): readonly string[] {
+    return ['--version']
+  }
+
+  /** The version as recorded, read from what `--version` printed; undefined when it printed none. */
+  protected abstract readVersion(stdout: string): string | undefined
+
+  /** Runs `--version`; a binary that does not run or prints no version is a `SpecError` naming it, before any run. */
+  async version(env: Readonly<Record<string, string>>): Promise<string> {
+    const command = this.command(this.versionArgs)
+    const result = await runAgentProcess({ ...command, cwd: process.cwd(), env: { ...env }, timeoutMs: 60_000 })
+    const version = result.exitCode === 0 ? this.readVersion(result.stdout) : undefined
+    if (version !== undefined) return version
+    const said = (result.stderr || result.stdout).trim().slice(-500) || '(no output)'
+    throw new SpecError(
+      `the ${this.kind} agent's \`${[command.file, ...command.args.slice(this.#command.args.length)].join(' ')}\` failed (exit ${result.exitCode}${result.timedOut ? ', timed out' : ''}): ${said}. Check agent.bin, or reinstall the pinned CLI (npm ci).`,
+    )
+  }
+
+  /** How this run's process starts; `scriptedUrl` is the run's scripted model server, when it has one. */
+  protected abstract launch(request: AgentRunRequest, scriptedUrl: string | undefined): Promise<CliLaunch<Context>>
+
+  /** Reads what the process printed: parses it, classifies the session (throwing `HarnessFailure`), and prices it. */
+  protected abstract read(session: CliSession<Context>): Promise<AgentRunResult>
+
+  async run(request: AgentRunRequest): Promise<AgentRunResult> {
+    const { scriptedModel } = this.#options as CliAgentOptions
+    const scripted = scriptedModel === undefined ? undefined : await startScriptedRun(request, scriptedModel)
+    try {
+      const launch = await this.launch(request, scripted?.url)
+      try {
+        const transcript = new TranscriptWriter(request.transcriptPath)
+        const end = await runAgentProcess({
+          ...this.command(launch.args, launch.command),
+          cwd: request.workspace,
+          env: launch.env,
+          ...(launch.input === undefined ? {} : { input: launch.input }),
+          timeoutMs: request.timeoutMs,
+          ...(launch.killGraceMs === undefined ? {} : { killGraceMs: launch.killGraceMs }),
+          ...(request.sandbox === undefined
+            ? {}
+            : { sandbox: request.sandbox, loopbackPorts: launch.loopbackPorts ?? [], ...(launch.readOnly === undefined ? {} : { readOnly: launch.readOnly }) }),
+          ...(request.signal === undefined ? {} : { signal: request.signal }),
+          onLine: (line) => transcript.line(line),
+        }).finally(() => transcript.close())
+        const transcriptSha256 = await transcript.close()
+        return await this.read({ request, end, transcriptSha256, context: launch.context })
+      } finally {
+        await launch.cleanup?.()
+      }
+    } finally {
+      await scripted?.close()
+    }
+  }
+}
+
+/** What a token-priced session (codex, gemini, cursor) was read as. */
+export interface PricedSessionParts {
+  readonly stop: AgentStop
+  /** The session's totals as the stream reported them, or null (then the requests' sum, when there are any). */
+  readonly tokens: Tokens | null
+  /** Each model request's usage, when the agent keeps a record of them (none: priced from the totals). */
+  readonly requests: readonly Tokens[]
+  readonly price: PriceKey
+  readonly turns: number | null
+  readonly model: string
+  readonly toolCalls: number
+  readonly toolCallsBeforeFirstEdit: number | null
+}
+
+/** The run result of a token-priced session, priced with `priceSession`. */
+export function pricedResult(session: CliSession<unknown>, parts: PricedSessionParts): AgentRunResult {
+  const tokens = parts.tokens ?? (parts.requests.length > 0 ? sumTokens(parts.requests) : null)
+  return {
+    stop: parts.stop,
+    ...priceSession(tokens, parts.requests, parts.price),
+    tokens,
+    turns: parts.turns,
+    toolCalls: parts.toolCalls,
+    toolCallsBeforeFirstEdit: parts.toolCallsBeforeFirstEdit,
+    wallMs: session.end.wallMs,
+    model: parts.model,
+    transcriptSha256: session.transcriptSha256,
+    hooksFired: null,
+  }
+}
