@@ -81,7 +81,8 @@ describe('no process outlives the Vitest process that started it', () => {
       const vitestPid = run.pid!
       // Two agents under way, each with its child and its daemon.
       await waitFor(() => tagged(tag).length >= 6, 90_000)
-      expect(liveProcessesOf(vitestPid, tag).length).toBeGreaterThan(8)
+      // Vitest's main process and its two workers, in the session Vitest leads.
+      expect(processes().filter((proc) => !proc.zombie && proc.session === vitestPid).length).toBeGreaterThanOrEqual(3)
       expect(readdirSync(workDir).filter((entry) => entry.startsWith(`vitest-${vitestPid}-`))).toHaveLength(1)
 
       process.kill(vitestPid, 'SIGKILL')

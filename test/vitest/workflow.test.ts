@@ -1,5 +1,5 @@
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises'
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { execa } from 'execa'
@@ -76,16 +76,24 @@ async function upload(machine: string, paths: string, env: Record<string, string
   }
 }
 
+async function waitFor(condition: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting')
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
 const measured = (run: Record<string, unknown>) => ({ task: run.task, arm: run.arm, seed: run.seed, order: run.order, outcome: run.outcome, costUsd: run.costUsd, specSha256: run.specSha256 })
 const byOrder = (a: { order: unknown }, b: { order: unknown }) => Number(a.order) - Number(b.order)
 const readLines = async (file: string) => (await readFile(file, 'utf8')).split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as Record<string, unknown>)
 
 describe('docs/ci/github-actions.yml', () => {
-  test('its shards run in parallel and its merge job give the records of one unsharded run, with the chain checked', async () => {
+  test('its shards run in parallel, a lost shard resumes from its upload, and its merge job gives the records of one unsharded run, with the chain checked', async () => {
     const workflow = parse(await readFile(WORKFLOW, 'utf8')) as Workflow
     const shards = workflow.jobs.shard.strategy.matrix.shard
     expect(shards).toHaveLength(Number(workflow.env.SHARDS))
-    const tasks = simpleTasks(shards.length, 0.2)
+    const tasks = simpleTasks(shards.length, 0.5)
 
     const unsharded = await createExperimentFixture(tasks, { output: 'out' })
     await makeProject(unsharded)
@@ -104,19 +112,42 @@ describe('docs/ci/github-actions.yml', () => {
 
     const artifacts = path.join(machines, 'artifacts')
     const machine = path.join(machines, 'checkout')
+    const runStep = (id: string, shardEnv: Record<string, string>) =>
+      execa('bash', ['-eo', 'pipefail', '-c', step(shardSteps, id)], { cwd: machine, env: shardEnv, reject: false, all: true, detached: true })
+    const shardEnvOf = (shard: number) => ({ ...env, SHARD: String(shard) })
+
+    // Attempt 1: every shard at once; shard 1's machine is lost (SIGKILL) after its first recorded run.
     await checkout(project, machine)
+    const firstShardFile = path.join(machine, 'out', `runs.shard-1-of-${workflow.env.SHARDS}.jsonl`)
     const results = await Promise.all(
       shards.map(async (shard) => {
-        const shardEnv = { ...env, SHARD: String(shard) }
-        const resume = await execa('bash', ['-eo', 'pipefail', '-c', step(shardSteps, 'resume')], { cwd: machine, env: shardEnv, reject: false, all: true })
+        const resume = await runStep('resume', shardEnvOf(shard))
         expect(resume.exitCode, resume.all).toBe(0)
-        return execa('bash', ['-eo', 'pipefail', '-c', step(shardSteps, 'run-shard')], { cwd: machine, env: shardEnv, reject: false, all: true })
+        const run = runStep('run-shard', shardEnvOf(shard))
+        if (shard !== 1) return run
+        await waitFor(() => existsSync(firstShardFile) && readFileSync(firstShardFile, 'utf8').split('\n').length > 1, 90_000)
+        process.kill(-run.pid!, 'SIGKILL')
+        await run
+        return undefined
       }),
     )
-    for (const result of results) expect(result.exitCode, result.all).toBe(0)
-    for (const shard of shards) await upload(machine, uploadPaths, { ...env, SHARD: String(shard) }, path.join(artifacts, `shard-${shard}-attempt-1`))
+    for (const result of results) if (result !== undefined) expect(result.exitCode, result.all).toBe(0)
+    for (const shard of shards) await upload(machine, uploadPaths, shardEnvOf(shard), path.join(artifacts, `shard-${shard}-attempt-1`))
+    const kept = readFileSync(firstShardFile, 'utf8').split('\n').filter((line) => line !== '').length
+    expect(kept).toBeGreaterThanOrEqual(1)
+    expect(kept).toBeLessThan(4)
 
-    // The merge job: a fresh checkout at the same path, the artifacts downloaded into shards/.
+    // "Re-run failed jobs": shard 1 on a fresh machine, its earlier attempts downloaded into earlier/.
+    await rm(machine, { recursive: true, force: true })
+    await checkout(project, machine)
+    await cp(path.join(artifacts, 'shard-1-attempt-1'), path.join(machine, 'earlier', 'shard-1-attempt-1'), { recursive: true })
+    expect((await runStep('resume', shardEnvOf(1))).exitCode).toBe(0)
+    const rerun = await runStep('run-shard', shardEnvOf(1))
+    expect(rerun.exitCode, rerun.all).toBe(0)
+    expect(rerun.all).toContain(`this invocation: ${4 - kept} run(s) recorded, ${kept} already recorded`)
+    await upload(machine, uploadPaths, shardEnvOf(1), path.join(artifacts, 'shard-1-attempt-2'))
+
+    // The merge job: a fresh checkout at the same path, every attempt's artifacts downloaded into shards/.
     await rm(machine, { recursive: true, force: true })
     const merger = await checkout(project, machine)
     await cp(artifacts, path.join(merger, 'shards'), { recursive: true })
