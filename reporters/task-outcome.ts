@@ -1,19 +1,21 @@
-import { appendFileSync, mkdirSync, renameSync, writeFileSync } from 'node:fs'
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import type { Reporter, TestCase, TestModule, TestProject, TestSpecification, Vitest } from 'vitest/node'
 import { concludeExperiment } from '../src/analysis/conclude.ts'
+import { summariseSweep } from '../src/analysis/skills-summary.ts'
 import { DataError, TaskOutcomeError } from '../src/errors.ts'
 import type { ChainHead } from '../src/runs/chain.ts'
 import { forecastExperiment } from '../src/runs/forecast.ts'
-import { caseName } from '../src/runs/plan.ts'
+import { caseName, type PlannedRun } from '../src/runs/plan.ts'
 import { checkRecordedRuns, currentSpecRuns, prepareExperiment, readRecordedSpec, specFilePath, type PreparedExperiment } from '../src/runs/prepare.ts'
 import { formatProgress, progressOf } from '../src/runs/progress.ts'
 import type { RecordedRun, RunRecord } from '../src/runs/record.ts'
 import { foldIntoRunsFile, readRecordedRuns, shardFilePath, specRunKey, type ShardId } from '../src/runs/shards.ts'
+import { writeConclusion, writeSweepFiles } from '../src/runs/report-files.ts'
+import { readSpecFile } from '../src/runs/spec-file.ts'
 import { reviseSpecRecord } from '../src/runs/spec-record.ts'
 import { appendRun, checkPlanned, readRuns, runsFilePath } from '../src/runs/store.ts'
 import { formatArmSummary, runSummary, summariseArms } from '../src/runs/summary.ts'
-import { summariseSweep } from '../src/runs/sweep.ts'
 import { describeVerification } from '../src/runs/transcript-check.ts'
 import { REPORTER_BRAND } from '../src/vitest/attach.ts'
 import { ALREADY_RECORDED, NOT_RUN_BUDGET, NOT_RUN_STOPPED, PROVIDE_KEY, type ExperimentProvide } from '../src/vitest/meta.ts'
@@ -74,6 +76,7 @@ export default class TaskOutcomeReporter implements Reporter {
   readonly #prepared = new Map<string, Promise<PreparedExperiment>>()
   readonly #counted = new Set<string>()
   readonly #planned = new Map<string, number>()
+  readonly #plans = new Map<string, readonly PlannedRun[]>()
   #vitest: Vitest | undefined
   #active = true
   #shard: ShardId | undefined
@@ -265,6 +268,17 @@ export default class TaskOutcomeReporter implements Reporter {
     return file
   }
 
+  /** The experiment's plan as spec.json keeps it (read once: the progress line is drawn many times a second). */
+  #planOf(ledger: ExperimentLedger, prepared: PreparedExperiment): readonly PlannedRun[] {
+    let plan = this.#plans.get(ledger.provide.name)
+    if (plan === undefined) {
+      plan = currentPlan(ledger.provide.outDir, prepared)
+      this.#plans.set(ledger.provide.name, plan)
+      this.#planned.set(ledger.provide.name, plan.length)
+    }
+    return plan
+  }
+
   /** The experiment's progress line now. */
   async #progressLine(ledger: ExperimentLedger): Promise<string> {
     const prepared = await this.#prepare(ledger)
@@ -277,7 +291,7 @@ export default class TaskOutcomeReporter implements Reporter {
     // Vitest collects a task's module only when it starts, so an unsharded run counts what the plan still lacks.
     const remaining =
       this.#shard === undefined
-        ? Math.max(0, prepared.plan.length - current.length - ledger.failed - ledger.stopped - ledger.overBudget)
+        ? Math.max(0, this.#planOf(ledger, prepared).length - current.length - ledger.failed - ledger.stopped - ledger.overBudget)
         : Math.max(0, ledger.toRun - done - ledger.skipped)
     const etaMs = ledger.firstStartedAt === undefined || ledger.appended === 0 ? null : ((Date.now() - ledger.firstStartedAt) / done) * remaining
     return formatProgress(
@@ -285,7 +299,7 @@ export default class TaskOutcomeReporter implements Reporter {
         experiment: ledger.provide.name,
         arms: Object.keys(prepared.experiment.spec.arms),
         records: current,
-        planned: prepared.plan.length,
+        planned: this.#planOf(ledger, prepared).length,
         forecastUsd: forecastExperiment(prepared).totalUsd,
         etaMs,
       }),
@@ -350,7 +364,9 @@ export default class TaskOutcomeReporter implements Reporter {
 
   /**
    * Keeps spec.json beside runs.jsonl: the spec's manifest (so a later change
-   * can be named file by file) and its change log. It only grows: when the
+   * can be named file by file), its change log, and its plan (every planned
+   * run: what the reporter, `analyze`, `power` and `publish` judge
+   * completeness against). It only grows: when the
    * spec changed under recorded runs (and the plugin accepted the change-log
    * entry), the recorded spec moves whole into `earlier`. Checked again here,
    * so a refused change is never written.
@@ -372,6 +388,7 @@ export default class TaskOutcomeReporter implements Reporter {
         manifest: prepared.manifest,
         changeLog: prepared.changeLog,
         source: { file: path.relative(root, experimentFile).split(path.sep).join('/'), exportName },
+        plan: prepared.plan.map(({ task, arm, seed, order }) => ({ task, arm, seed, order })),
         ...(prepared.contamination === null ? {} : { contamination: prepared.contamination }),
       },
       records.length,
@@ -429,19 +446,14 @@ export default class TaskOutcomeReporter implements Reporter {
   #writeSweep(prepared: PreparedExperiment, ledger: ExperimentLedger, records: readonly RecordedRun[], complete: boolean, verdict: string): string {
     const { spec, root, outDir } = prepared.experiment
     const summary = summariseSweep(spec.name, Object.keys(spec.arms), records)
-    const summaryFile = path.join(outDir, 'summary.json')
-    writeFileSync(summaryFile, `${JSON.stringify(summary, null, 2)}\n`)
-    const written = [`  summary: ${path.relative(root, summaryFile)}`]
-    if (complete && ledger.appended + ledger.folded > 0) {
-      const historyFile = path.resolve(root, spec.skills?.history ?? path.join(spec.output, 'effectiveness-history.jsonl'))
-      mkdirSync(path.dirname(historyFile), { recursive: true })
-      appendFileSync(
-        historyFile,
-        `${JSON.stringify({ experiment: spec.name, specSha256: prepared.specSha256, finishedAt: new Date().toISOString(), runs: records.length, verdict, conditions: summary.conditions })}\n`,
-      )
-      written.push(`  history: one line appended to ${path.relative(root, historyFile)}`)
-    }
-    return written.join('\n')
+    const history =
+      complete && ledger.appended + ledger.folded > 0
+        ? {
+            file: path.resolve(root, spec.skills?.history ?? path.join(spec.output, 'effectiveness-history.jsonl')),
+            line: { experiment: spec.name, specSha256: prepared.specSha256, finishedAt: new Date().toISOString(), runs: records.length, verdict, conditions: summary.conditions },
+          }
+        : null
+    return writeSweepFiles({ root, outDir, summary, history })
   }
 
   /**
@@ -478,16 +490,16 @@ export default class TaskOutcomeReporter implements Reporter {
     }
     const conclusion = concludeExperiment({
       experiment: prepared.experiment.spec,
-      outDir: ledger.provide.outDir,
       records,
-      plan: prepared.plan,
+      // The plan spec.json keeps, the one `analyze` and `power` read (the same as prepared.plan when the spec is this one).
+      plan: currentPlan(ledger.provide.outDir, prepared),
       earlierSpecs: earlierSpecCounts(all, prepared.specSha256),
       contamination: prepared.contamination,
       promptAllowances: prepared.tasks.flatMap((task) =>
         task.kind === 'git-fix' ? (task.metadata.allow ?? []).map(({ word, reason }) => ({ task: task.id, word, reason })) : [],
       ),
     })
-    lines.push(conclusion.text)
+    lines.push(writeConclusion(ledger.provide.outDir, conclusion).text)
     if (prepared.experiment.spec.skills !== undefined) lines.push(this.#writeSweep(prepared, ledger, records, conclusion.complete, conclusion.verdict))
     this.#log(lines.join('\n'))
     if (this.#github) appendStepSummary(stepSummary(ledger.provide.name, conclusion.text, arms))
@@ -516,6 +528,12 @@ export default class TaskOutcomeReporter implements Reporter {
 function activeReporters(vitest: Vitest | undefined): unknown[] {
   const reporters = (vitest as unknown as { reporters?: unknown[] } | undefined)?.reporters
   return Array.isArray(reporters) ? reporters : []
+}
+
+/** The plan of the current spec as spec.json keeps it (the prepared plan when spec.json is another spec's or absent). */
+function currentPlan(outDir: string, prepared: PreparedExperiment): readonly PlannedRun[] {
+  const specFile = readSpecFile(outDir)
+  return specFile?.plan != null && specFile.recorded.specSha256 === prepared.specSha256 ? specFile.plan : prepared.plan
 }
 
 /** How many runs each earlier spec hash holds (kept, never pooled). */

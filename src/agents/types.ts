@@ -54,7 +54,11 @@ export interface AgentRunRequest {
   readonly signal?: AbortSignal
 }
 
-/** How the agent's session ended. */
+/**
+ * How the agent's session ended, when it measured something (a session that
+ * measured nothing throws `HarnessFailure` instead). Every stop is judged by
+ * the oracle; `timeout` is recorded at the arm's budget cap.
+ */
 export type AgentStop =
   /** The agent finished on its own. */
   | 'completed'

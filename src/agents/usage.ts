@@ -11,7 +11,11 @@ const count = z.number().int().nonnegative()
 export const CostSourceSchema = z.enum(['agent', 'priced', 'budget-cap'])
 export type CostSource = z.infer<typeof CostSourceSchema>
 
-/** Token counts for the whole session (input excludes cache reads and writes). */
+/**
+ * Token counts for the whole session, as an agent reports them and the
+ * record keeps them: `input` excludes cache reads and writes; reasoning or
+ * thinking tokens are inside `output` (they bill at the output rate).
+ */
 export const TokensSchema = z.strictObject({
   input: count,
   output: count,

@@ -19,6 +19,10 @@ export interface Completeness {
   readonly unexpectedRuns: readonly RunGap[]
   /** Analysed arms with no recorded run at all. */
   readonly armsWithoutRuns: readonly string[]
+  /** Tasks none of whose planned runs is recorded (by id). */
+  readonly tasksWithoutRuns: readonly string[]
+  /** Seeds missing from every planned (task, arm) of the other tasks (ascending): a shard or a seed never run. */
+  readonly seedsMissingEverywhere: readonly number[]
 }
 
 /** A run's place in the experiment: what the plan lists and a record identifies. */
@@ -85,7 +89,23 @@ export function checkCompleteness(records: readonly RecordedRun[], expected: rea
     .filter((record) => analysed.has(record.arm) && !holds(expectedIndex, record))
     .map(({ task, arm, seed }) => ({ task, arm, seed }))
   const armsWithRuns = new Set(records.filter((record) => analysed.has(record.arm)).map((record) => record.arm))
+  const plannedByTask = new Map<string, number>()
+  const missingByTask = new Map<string, number>()
+  for (const run of expected) if (analysed.has(run.arm)) plannedByTask.set(run.task, (plannedByTask.get(run.task) ?? 0) + 1)
+  for (const run of missing) missingByTask.set(run.task, (missingByTask.get(run.task) ?? 0) + 1)
+  const tasksWithoutRuns = [...missingByTask].filter(([task, count]) => count === plannedByTask.get(task)).map(([task]) => task).sort()
+  const whole = new Set(tasksWithoutRuns)
+  const rest = expected.filter((run) => analysed.has(run.arm) && !whole.has(run.task))
+  const restMissing = new Set(missing.filter((run) => !whole.has(run.task)).map((run) => run.seed))
+  const seedsMissingEverywhere = [...restMissing]
+    .filter((seed) => {
+      const planned = rest.filter((run) => run.seed === seed)
+      return planned.length > 0 && planned.every((run) => !holds(recordedIndex, run))
+    })
+    .sort((a, b) => a - b)
   return {
+    tasksWithoutRuns,
+    seedsMissingEverywhere,
     complete: missing.length === 0 && unexpected.length === 0,
     missing: missing.length,
     missingRuns: gaps(missing, arms),

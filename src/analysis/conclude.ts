@@ -1,5 +1,3 @@
-import { mkdirSync, writeFileSync } from 'node:fs'
-import path from 'node:path'
 import type { Experiment } from '../experiment/schema.ts'
 import type { PlannedRun } from '../runs/plan.ts'
 import type { RecordedRun } from '../runs/record.ts'
@@ -16,8 +14,6 @@ import { settingsFromExperiment, type Contamination, type EarlierSpecRuns, type 
 export interface ConcludeInput {
   /** The parsed, pre-registered experiment. */
   readonly experiment: Experiment
-  /** Absolute output folder (where runs.jsonl is). */
-  readonly outDir: string
   /** Everything in runs.jsonl. */
   readonly records: readonly RecordedRun[]
   /** The full plan. */
@@ -30,7 +26,7 @@ export interface ConcludeInput {
   readonly promptAllowances?: readonly PromptAllowanceRow[]
 }
 
-/** The decision rule's result for the terminal and the files written. */
+/** The decision rule's result for the terminal, and the report files to write (`runs/report-files.ts` writes them). */
 export interface Conclusion {
   /** Every planned run recorded (and nothing outside the plan). */
   readonly complete: boolean
@@ -39,14 +35,21 @@ export interface Conclusion {
   readonly verdict: Verdict
   /** The verdict block for the terminal: the sentence, p, interval and solved counts; or `no verdict` and how many runs are missing. */
   readonly text: string
-  /** Report files written (report.json, report.md, report.html), absolute; none when incomplete. */
-  readonly files: readonly string[]
+  /** The report files' text by name (report.json, report.md, report.html); null when incomplete (nothing to write). */
+  readonly reportFiles: ReportFiles | null
   /** The whole analysis (what report.json holds). */
   readonly report: AnalysisReport
 }
 
+/** The three report files of an analysis by name. */
+export type ReportFiles = {
+  readonly 'report.json': string
+  readonly 'report.md': string
+  readonly 'report.html': string
+}
+
 /** The three report files of an analysis: report.json (exact), report.md (readable), report.html (a static page). */
-export function renderReportFiles(report: AnalysisReport): { 'report.json': string; 'report.md': string; 'report.html': string } {
+export function renderReportFiles(report: AnalysisReport): ReportFiles {
   const document = reportDocument(report)
   return {
     'report.json': reportJson(report),
@@ -57,11 +60,11 @@ export function renderReportFiles(report: AnalysisReport): { 'report.json': stri
 
 /**
  * Applies the pre-registered decision rule to an experiment's recorded runs
- * at the end of a suite. With every planned run recorded it writes
- * report.json, report.md and report.html beside runs.jsonl (same runs, same
- * bytes: nothing in them depends on time or machine); otherwise it writes
- * nothing and says `no verdict` and how many runs are missing. Throws a
- * `DataError` when records belong to another experiment or spec, or
+ * at the end of a suite. Pure: with every planned run recorded it renders
+ * report.json, report.md and report.html (same runs, same bytes: nothing in
+ * them depends on time or machine) for the caller to write; otherwise there
+ * are none and the text says `no verdict` and how many runs are missing.
+ * Throws a `DataError` when records belong to another experiment or spec, or
  * contradict themselves.
  */
 export function concludeExperiment(input: ConcludeInput): Conclusion {
@@ -72,22 +75,12 @@ export function concludeExperiment(input: ConcludeInput): Conclusion {
     promptAllowances: input.promptAllowances ?? [],
   }
   const report = analyzeRuns(input.records, settings, input.plan)
-  const files: string[] = []
-  if (report.complete) {
-    mkdirSync(input.outDir, { recursive: true })
-    for (const [name, text] of Object.entries(renderReportFiles(report))) {
-      const file = path.join(input.outDir, name)
-      writeFileSync(file, text)
-      files.push(file)
-    }
-  }
-  const where = files.length === 0 ? [] : [`  report: ${files.map((file) => path.basename(file)).join(', ')} in ${input.outDir}`]
   return {
     complete: report.complete,
     missing: report.missing,
     verdict: report.decision.verdict,
-    text: [verdictBlock(report), ...where].join('\n'),
-    files,
+    text: verdictBlock(report),
+    reportFiles: report.complete ? renderReportFiles(report) : null,
     report,
   }
 }

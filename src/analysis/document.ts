@@ -3,9 +3,12 @@ import type { Comparison } from './comparison.ts'
 import { formatNumber, formatP, formatPercent, formatSeeds, formatUsd, formatUsdChange } from './format.ts'
 import { stageLabel } from './labels.ts'
 import type { AnalysisReport } from './report.ts'
+import { sandboxSentences } from './sandbox-summary.ts'
 import type { RunMeasure } from './secondary.ts'
 import type { SkillCheck } from './skill-checks.ts'
-import { claim, noVerdictSentences, verdictSentence } from './sentences.ts'
+import { claim, exploratorySentence, floorSentence, noVerdictSentences, verdictSentence } from './sentences.ts'
+import { listSkillChecks } from './skill-checks.ts'
+import { PILOT_MIN_TASKS } from './comparison.ts'
 
 /** A piece of a readable report; rendered as Markdown (report.md, the CLI) or HTML (report.html). */
 export type Block =
@@ -17,7 +20,18 @@ export type Block =
   | { readonly kind: 'table'; readonly header: readonly string[]; readonly rows: readonly (readonly string[])[] }
 
 function measureText(value: RunMeasure | null, digits = 1): string {
-  return value === null ? '—' : `${formatNumber(value.median, digits)} (mean ${formatNumber(value.mean, digits)})`
+  if (value === null) return '—'
+  return `${formatNumber(value.median, digits)} (mean ${formatNumber(value.mean, digits)}; ${value.runs}/${value.of} runs)`
+}
+
+/** "confirmatory run" for the pre-registered analysis; an exploratory one never calls anything confirmatory. */
+function nextRun(report: AnalysisReport): string {
+  return report.analysis.kind === 'pre-registered' ? 'a confirmatory run' : 'a further run'
+}
+
+function usdInterval(ci: readonly [number, number]): string {
+  const bound = (usd: number) => (usd === -Infinity ? '-∞' : usd === Infinity ? '+∞' : formatUsdChange(usd))
+  return `${bound(ci[0])} to ${bound(ci[1])}`
 }
 
 function intervalText(ci: readonly [number, number]): string {
@@ -52,7 +66,11 @@ function comparisonBlocks(report: AnalysisReport, comparison: Comparison, severa
   const blocks: Block[] = []
   if (several) blocks.push({ kind: 'heading', level: 2, text: `${treatment} against ${control}` })
   blocks.push({ kind: 'verdict', verdict: comparison.decision.verdict, text: verdictSentence(comparison) })
-  blocks.push({ kind: 'heading', level: several ? 3 : 2, text: 'Decision rule (pre-registered)' })
+  blocks.push({
+    kind: 'heading',
+    level: several ? 3 : 2,
+    text: report.analysis.kind === 'pre-registered' ? 'Decision rule (pre-registered)' : 'Decision rule (the pre-registered rule, applied to an exploratory analysis)',
+  })
   blocks.push({ kind: 'paragraph', text: `The claim "${claim(treatment, control)}" is supported only when all three hold.` })
   blocks.push(criteriaTable(comparison, several))
   blocks.push({ kind: 'heading', level: several ? 3 : 2, text: 'Endpoints' })
@@ -64,16 +82,26 @@ function comparisonBlocks(report: AnalysisReport, comparison: Comparison, severa
         (several ? ` (Holm-adjusted ${formatP(primary.pAdjusted)})` : '') +
         `, n = ${primary.n} task(s) with a non-zero d${primary.zeros > 0 ? ` (${primary.zeros} zero d dropped)` : ''}` +
         `${primary.ties ? '; tied |d| got midranks, p from the exact distribution of those ranks' : ''}.`,
+      `Floor: with n = ${primary.n}${primary.family > 1 ? ` and Holm over ${primary.family} claim arms` : ''} the smallest p the exact test can reach is ${formatP(primary.minimumP)}` +
+        (floorSentence(comparison, report.parameters.alpha) === null ? ` (below α = ${report.parameters.alpha}).` : `: this design cannot support the claim at n = ${primary.n}; it needs n ≥ ${primary.tasksForAlpha}.`),
       `Co-primary, solve rate: exact McNemar on the tasks only one arm solves: b = ${mcnemar.b} (only ${treatment}), ` +
-        `c = ${mcnemar.c} (only ${control}), p = ${formatP(mcnemar.p)}.`,
+        `c = ${mcnemar.c} (only ${control}), p = ${formatP(mcnemar.p)}. Tasks solved: ${comparison.solved.treatment} against ${comparison.solved.control}, ` +
+        `a difference of ${comparison.solved.difference > 0 ? '+' : ''}${comparison.solved.difference}.`,
       `Effect: median per-task relative cost change ${formatPercent(effect.medianRelativeChange)}, ` +
         `95% percentile bootstrap interval ${intervalText(effect.ci95)} (${effect.resamples} resamples of tasks, seed ${effect.seed}).`,
+      `Hodges–Lehmann estimate of the median d (the median of the Walsh averages): ${formatUsdChange(comparison.hodgesLehmann.estimate)} per task, ` +
+        `95% interval ${usdInterval(comparison.hodgesLehmann.ci95)} ` +
+        (comparison.hodgesLehmann.method === 'exact'
+          ? '(by inverting the exact signed-rank test, ties included).'
+          : '(NORMAL APPROXIMATION: more than 60 tasks, too many to invert the exact test in a second).'),
       power.sigma === null
         ? 'Power: fewer than two tasks with a finite relative change, so no standard deviation.'
         : `Power: σ of the per-task relative change = ${formatNumber(power.sigma, 4)}` +
           `${power.tasksUsed < comparison.tasks ? ` (over ${power.tasksUsed} tasks whose control cost something)` : ''}; ` +
-          `a confirmatory run needs n = ⌈((z₁₋α + z_power)·σ/δ)² / 0.955⌉ = ${power.tasksNeeded} task(s) ` +
-          `(α = ${report.parameters.alpha} one-sided, power ${report.parameters.power}, δ = ${report.parameters.effect}: a ${formatNumber(report.parameters.effect * 100, 1)}% median reduction).`,
+          `${nextRun(report)} needs n = ⌈((z₁₋α + z_power)·σ/δ)² / 0.955⌉ = ${power.formulaTasks} task(s)` +
+          (power.tasksNeeded !== power.formulaTasks ? `, raised to ${power.tasksNeeded}, the fewest with which the exact test can reach α` : '') +
+          ` (α = ${report.parameters.alpha} one-sided, power ${report.parameters.power}, δ = ${report.parameters.effect}: a ${formatNumber(report.parameters.effect * 100, 1)}% median reduction).` +
+          (power.tasksUsed < PILOT_MIN_TASKS ? ` Warning: σ rests on ${power.tasksUsed} task(s), fewer than ${PILOT_MIN_TASKS}; it is too unstable to size a run on.` : ''),
     ],
   })
   blocks.push({ kind: 'heading', level: several ? 3 : 2, text: 'Per task' })
@@ -108,7 +136,7 @@ function secondaryBlocks(report: AnalysisReport): Block[] {
           `${s.runs} (${s.solvedRuns} solved)`,
           String(s.timeouts),
           formatUsd(s.totalCostUsd),
-          s.costPerSolvedTaskUsd === null ? '—' : formatUsd(s.costPerSolvedTaskUsd),
+          s.costPerSolvedTaskUsd === null ? '—' : `${formatUsd(s.costPerSolvedTaskUsd)} (${s.solvedTasks}/${s.tasks} tasks)`,
           measureText(s.toolCallsBeforeFirstEdit),
           measureText(s.turns),
           measureText(s.wallSeconds),
@@ -116,7 +144,12 @@ function secondaryBlocks(report: AnalysisReport): Block[] {
         ]
       }),
     },
-    { kind: 'paragraph', text: 'Measures over runs are shown as median (mean); a timeout counts as unsolved at the budget cap.' },
+    {
+      kind: 'paragraph',
+      text:
+        'Measures over runs are shown as median (mean; the runs behind the measure of the arm\'s runs: a run that never edited has no tool calls before its first edit, ' +
+        'an agent that reports no turns has none); a timeout counts as unsolved at the budget cap.',
+    },
   ]
 }
 
@@ -194,10 +227,10 @@ function missingBlocks(report: AnalysisReport): Block[] {
 
 /** A skill experiment's design checks, one row each (reported, not part of the decision rule). */
 function skillCheckBlocks(report: AnalysisReport): Block[] {
-  const checks = [report.skillChecks?.negativeControl, report.skillChecks?.fullVsTarget].filter((c): c is SkillCheck => c != null)
+  const checks: SkillCheck[] = listSkillChecks(report.skillChecks)
   if (checks.length === 0) return []
   return [
-    { kind: 'heading', level: 2, text: 'Design checks (skills; reported, not tested for the claim)' },
+    { kind: 'heading', level: 2, text: 'Design checks (skills; reported, never in the claim family, never the verdict)' },
     {
       kind: 'table',
       header: ['check', 'median change', '95% interval', 'p (two-sided)', 'solved', 'expected', 'holds'],
@@ -221,11 +254,10 @@ function skillCheckBlocks(report: AnalysisReport): Block[] {
  */
 export function reportDocument(report: AnalysisReport): Block[] {
   const blocks: Block[] = [{ kind: 'heading', level: 1, text: `task-outcome report: ${report.experiment}` }]
-  const label = stageLabel(report.stage)
-  if (label !== null) blocks.push({ kind: 'label', tag: label.tag, text: label.text })
+  blocks.push(...labelBlocks(report))
   if (!report.complete) {
     blocks.push({ kind: 'verdict', verdict: 'no verdict', text: noVerdictSentences(report).join(' ') })
-    return [...blocks, ...missingBlocks(report), ...dataBlocks(report), ...contaminationBlocks(report), ...changeLogBlocks(report)]
+    return [...blocks, ...missingBlocks(report), ...dataBlocks(report), ...sandboxBlocks(report), ...provenanceBlocks(report), ...contaminationBlocks(report), ...changeLogBlocks(report)]
   }
   const several = report.comparisons.length > 1
   if (several) {
@@ -251,5 +283,75 @@ export function reportDocument(report: AnalysisReport): Block[] {
     })
   }
   for (const comparison of report.comparisons) blocks.push(...comparisonBlocks(report, comparison, several))
-  return [...blocks, ...skillCheckBlocks(report), ...secondaryBlocks(report), ...dataBlocks(report), ...contaminationBlocks(report), ...changeLogBlocks(report)]
+  return [
+    ...blocks,
+    ...skillCheckBlocks(report),
+    ...secondaryBlocks(report),
+    ...dataBlocks(report),
+    ...sandboxBlocks(report),
+    ...provenanceBlocks(report),
+    ...contaminationBlocks(report),
+    ...changeLogBlocks(report),
+  ]
+}
+
+/** The labels about how this analysis was made: EXPLORATORY (what departed), COMPLETENESS NOT CHECKED, UNSANDBOXED. */
+export function analysisLabels(report: AnalysisReport): { readonly tag: string; readonly text: string }[] {
+  const labels: { tag: string; text: string }[] = []
+  const exploratory = exploratorySentence(report)
+  if (exploratory !== null) labels.push({ tag: 'EXPLORATORY', text: exploratory })
+  if (!report.analysis.completenessChecked) {
+    labels.push({ tag: 'COMPLETENESS NOT CHECKED', text: 'No plan was read, so runs that were planned but never recorded at all (a task, a seed, a shard) cannot be seen as missing.' })
+  }
+  if (report.sandbox.unsandboxed) labels.push({ tag: 'UNSANDBOXED', text: sandboxSentences(report.sandbox)[0]! })
+  return labels
+}
+
+/** The stage's label (PILOT, DEMO, …), null for a confirmatory run. */
+export function reportStageLabel(report: AnalysisReport): { readonly tag: string; readonly text: string } | null {
+  return stageLabel(report.stage, report.analysis.kind === 'exploratory')
+}
+
+function labelBlocks(report: AnalysisReport): Block[] {
+  const stage = reportStageLabel(report)
+  return [...analysisLabels(report), ...(stage === null ? [] : [stage])].map((label) => ({ kind: 'label', tag: label.tag, text: label.text }))
+}
+
+function versionText(values: readonly (string | null)[]): string {
+  return values.length === 0 ? '—' : values.map((value) => value ?? 'none').join(', ')
+}
+
+/** Where the numbers come from: the spec hash and every version the runs recorded. */
+function provenanceBlocks(report: AnalysisReport): Block[] {
+  const v = report.versions
+  return [
+    { kind: 'heading', level: 2, text: 'Provenance' },
+    {
+      kind: 'table',
+      header: ['what', 'value'],
+      rows: [
+        ['stage', report.stage ?? 'unknown (no spec.json)'],
+        ['analysis', report.analysis.kind === 'pre-registered' ? 'the pre-registered analysis' : `exploratory: ${report.analysis.departures.join('; ')}`],
+        ['spec SHA-256', report.specSha256 ?? '—'],
+        ['harness (task-outcome)', versionText(v.harness)],
+        ['agent', versionText(v.agent)],
+        ['model', versionText(v.model)],
+        ['tool under test', versionText(v.tool)],
+        ['node', versionText(v.node)],
+        ['sandbox', versionText(v.sandbox)],
+      ],
+    },
+  ]
+}
+
+/** The sandbox: which one, and the runs that tried to reach beyond it (listed, not judged). */
+function sandboxBlocks(report: AnalysisReport): Block[] {
+  const [first, ...rest] = sandboxSentences(report.sandbox)
+  if (first === undefined) return []
+  const runs = rest.slice(1).map((line) => line.trim())
+  return [
+    { kind: 'heading', level: 2, text: 'Sandbox' },
+    { kind: 'paragraph', text: first },
+    ...(rest.length === 0 ? [] : [{ kind: 'paragraph' as const, text: rest[0]! }, { kind: 'list' as const, items: runs }]),
+  ]
 }

@@ -1,21 +1,23 @@
 import { changeLogLines, contaminationSentence, earlierSpecsSentence } from './change-log.ts'
 import type { Comparison } from './comparison.ts'
 import { formatNumber, formatP, formatPercent, formatSeeds } from './format.ts'
-import { stageLabel } from './labels.ts'
+import { analysisLabels, reportStageLabel } from './document.ts'
 import type { AnalysisReport } from './report.ts'
+import { sandboxSentences } from './sandbox-summary.ts'
 import { noVerdictSentences, verdictSentence } from './sentences.ts'
+import { listSkillChecks } from './skill-checks.ts'
 
 /** (task, arm) pairs with missing runs listed in the terminal; report.json lists all. */
 const MISSING_SHOWN = 5
 
-function comparisonLines(comparison: Comparison, several: boolean): string[] {
+function comparisonLines(comparison: Comparison, several: boolean, exploratory: boolean): string[] {
   const { primary, effect, solved, mcnemar, power, treatment, control } = comparison
   return [
     `  ${verdictSentence(comparison)}`,
     `    cost: median change ${formatPercent(effect.medianRelativeChange)} (95% CI ${formatPercent(effect.ci95[0])} to ${formatPercent(effect.ci95[1])}); ` +
       `Wilcoxon V = ${formatNumber(primary.statistic, 1)}, p = ${formatP(primary.p)}${several ? ` (Holm ${formatP(primary.pAdjusted)})` : ''}, exact, n = ${primary.n}`,
-    `    solved: ${treatment} ${solved.treatment}/${comparison.tasks}, ${control} ${solved.control}/${comparison.tasks}; McNemar b = ${mcnemar.b}, c = ${mcnemar.c}, p = ${formatP(mcnemar.p)}`,
-    ...(power.tasksNeeded === null ? [] : [`    power: σ = ${formatNumber(power.sigma!, 4)} → ${power.tasksNeeded} task(s) for a confirmatory run`]),
+    `    solved: ${treatment} ${solved.treatment}/${comparison.tasks}, ${control} ${solved.control}/${comparison.tasks} (difference ${solved.difference > 0 ? '+' : ''}${solved.difference}); McNemar b = ${mcnemar.b}, c = ${mcnemar.c}, p = ${formatP(mcnemar.p)}`,
+    ...(power.tasksNeeded === null ? [] : [`    power: σ = ${formatNumber(power.sigma!, 4)} → ${power.tasksNeeded} task(s) for ${exploratory ? 'a further' : 'a confirmatory'} run`]),
   ]
 }
 
@@ -25,6 +27,7 @@ function preregistrationLines(report: AnalysisReport): string[] {
   const earlier = earlierSpecsSentence(report)
   const contamination = contaminationSentence(report)
   return [
+    ...sandboxSentences(report.sandbox).map((line) => `  ${line}`),
     ...(contamination === null ? [] : [`  ${contamination}`]),
     ...(changes.length === 0 ? [] : ['  change log:', ...changes.map((line) => `    ${line}`)]),
     ...(earlier === null ? [] : [`  ${earlier}`]),
@@ -37,8 +40,9 @@ function preregistrationLines(report: AnalysisReport): string[] {
  * or `no verdict` and how many runs are missing.
  */
 export function verdictBlock(report: AnalysisReport): string {
-  const label = stageLabel(report.stage)
-  const lines = [`  verdict: ${report.decision.verdict}${label === null ? '' : `  [${label.tag}: ${label.text}]`}`]
+  const stage = reportStageLabel(report)
+  const lines = [`  verdict: ${report.decision.verdict}${stage === null ? '' : `  [${stage.tag}: ${stage.text}]`}`]
+  for (const label of analysisLabels(report)) lines.push(`  ${label.tag}: ${label.text}`)
   if (!report.complete) {
     lines.push(...noVerdictSentences(report).map((sentence) => `  ${sentence}`))
     const shown = report.missingRuns.slice(0, MISSING_SHOWN)
@@ -47,9 +51,8 @@ export function verdictBlock(report: AnalysisReport): string {
     return [...lines, ...preregistrationLines(report)].join('\n')
   }
   const several = report.comparisons.length > 1
-  for (const comparison of report.comparisons) lines.push(...comparisonLines(comparison, several))
-  for (const check of [report.skillChecks?.negativeControl, report.skillChecks?.fullVsTarget]) {
-    if (check == null) continue
+  for (const comparison of report.comparisons) lines.push(...comparisonLines(comparison, several, report.analysis.kind === 'exploratory'))
+  for (const check of listSkillChecks(report.skillChecks)) {
     lines.push(
       `  check ${check.arm} against ${check.reference}: median change ${formatPercent(check.medianRelativeChange)} ` +
         `(95% CI ${formatPercent(check.ci95[0])} to ${formatPercent(check.ci95[1])}), solved ${check.solved.arm} vs ${check.solved.reference} — ` +

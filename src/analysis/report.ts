@@ -1,8 +1,9 @@
 import { SpecError, DataError } from '../errors.ts'
 import type { RecordedRun } from '../runs/record.ts'
+import { sandboxSummary, type SandboxSummary } from './sandbox-summary.ts'
 import { holmAdjust } from '../stats/holm.ts'
 import type { McNemarResult } from '../stats/mcnemar.ts'
-import { compareArms, type Comparison, type EffectResult } from './comparison.ts'
+import { compareArms, type Comparison, type EffectResult, type HodgesLehmannResult } from './comparison.ts'
 import { checkCompleteness, type RunGap, type RunIdentity } from './completeness.ts'
 import { decide, NO_VERDICT, type Decision } from './decision.ts'
 import { secondaryEndpoints, type ArmSecondary } from './secondary.ts'
@@ -10,17 +11,30 @@ import type { ChangeLogEntry } from '../experiment/schema.ts'
 import { analysedArms, type AnalysisSettings, type Contamination, type EarlierSpecRuns, type PromptAllowanceRow, type Stage } from './settings.ts'
 import { checkRecords, summariseTaskArms } from './task-summary.ts'
 import { skillChecks, type SkillChecks } from './skill-checks.ts'
+import { provenance, type Provenance } from './provenance.ts'
+
+/** Which analysis a report is: the pre-registered one, or an exploratory look that departs from it (and says how). */
+export interface AnalysisKind {
+  readonly kind: 'pre-registered' | 'exploratory'
+  /** What departed (a subset of arms, another α, no spec, no plan…), one phrase each; empty when pre-registered. */
+  readonly departures: readonly string[]
+  /** Whether completeness was judged against the plan spec.json keeps. */
+  readonly completenessChecked: boolean
+}
 
 /**
  * `report.json`: DESIGN's fields first, in DESIGN's order, then additions.
  *
  * DESIGN's fields describe the experiment's comparison when it has two arms
- * (one treatment against the control). With more arms, each treatment is
- * compared with the control in `comparisons` (Holm-adjusted primary p); the
- * top-level `primary`, `mcnemar`, `effect` and `power` are then null,
- * `solved` and `secondary` cover every arm, and `decision.verdict` is
- * `supported` when at least one arm's claim is (Holm controls the
- * family-wise error), with `criteria` null (each comparison has its own).
+ * (one treatment against the control). With more claim arms, each is
+ * compared with the control in `comparisons` (Holm-adjusted primary p over
+ * the claim family); the top-level `primary`, `mcnemar`, `effect`,
+ * `hodgesLehmann` and `power` are then null, `solved` and `secondary` cover
+ * every arm, and `decision.verdict` is `supported` when at least one claim
+ * arm's claim is (Holm controls the family-wise error), with `criteria` null.
+ * Design-check arms (a skill experiment's negative control and sanity
+ * condition) are reported in `skillChecks`, never in `comparisons`, and never
+ * make the verdict.
  *
  * On incomplete data (`complete: false`) nothing is computed: the
  * statistics are null, the verdict is `no verdict`, and `missingRuns` /
@@ -28,28 +42,45 @@ import { skillChecks, type SkillChecks } from './skill-checks.ts'
  */
 export interface AnalysisReport {
   readonly experiment: string
+  readonly stage: Stage | null
+  /** The spec hash every analysed record carries (null when nothing was recorded). */
+  readonly specSha256: string | null
+  readonly versions: Provenance['versions']
   /** Every expected run recorded, and nothing else. */
   readonly complete: boolean
   /** Expected runs not recorded. */
   readonly missing: number
+  readonly missingRuns: readonly RunGap[]
   /** Tasks in the experiment (expected). */
   readonly tasks: number
   /** Seeds per (task, arm). */
   readonly seeds: number
-  /** The analysed arms: the control first. */
+  /** The analysed arms: the control first, then the claim arms, then the design checks. */
   readonly arms: readonly string[]
-  readonly primary: { readonly statistic: number; readonly p: number; readonly n: number; readonly exact: true } | null
+  readonly primary: { readonly statistic: number; readonly p: number; readonly n: number; readonly exact: true; readonly minimumP: number } | null
   /** Tasks solved (by a majority of seeds) per arm. */
   readonly solved: Readonly<Record<string, number>> | null
   readonly mcnemar: McNemarResult | null
   readonly effect: EffectResult | null
+  readonly hodgesLehmann: HodgesLehmannResult | null
   readonly decision: Decision
   readonly secondary: Readonly<Record<string, ArmSecondary>> | null
-  readonly power: { readonly sigma: number | null; readonly tasksNeeded: number | null } | null
+  readonly power: { readonly sigma: number | null; readonly tasksNeeded: number | null; readonly minimumTasks: number; readonly tasksUsed: number } | null
+  /** Each claim arm against the control, in `treatments` order (empty when incomplete). */
+  readonly comparisons: readonly Comparison[]
+  /** Skill experiments: the design's checks (negative control and sanity near zero, `full` against `target`); null otherwise or when incomplete. */
+  readonly skillChecks: SkillChecks | null
+  /** The pre-registration's change log, oldest first. */
+  readonly changeLog: readonly ChangeLogEntry[]
   /** Additions to DESIGN's fields. */
-  readonly stage: Stage | null
+  readonly analysis: AnalysisKind
   readonly control: string
+  /** The claim family. */
   readonly treatments: readonly string[]
+  /** Design-check arms: reported, never in the claim family, never the verdict. */
+  readonly designChecks: readonly string[]
+  /** Runs the plan expects of the analysed arms. */
+  readonly planned: number
   /** The decision rule's parameters as applied (the spec's, or CLI overrides). */
   readonly parameters: {
     readonly alpha: number
@@ -60,24 +91,25 @@ export interface AnalysisReport {
     readonly effect: number
     readonly budgetUsd: number | null
   }
-  readonly missingRuns: readonly RunGap[]
   /** Recorded runs of the analysed arms that the plan does not hold (they too keep a verdict back). */
   readonly unexpected: number
   readonly unexpectedRuns: readonly RunGap[]
   /** Analysed arms without a single recorded run. */
   readonly armsWithoutRuns: readonly string[]
-  /** Each treatment against the control, in `treatments` order (empty when incomplete). */
-  readonly comparisons: readonly Comparison[]
-  /** Skill experiments: the design's checks (negative control near zero, `full` against `target`); null otherwise or when incomplete. */
-  readonly skillChecks: SkillChecks | null
-  /** The pre-registration's change log, oldest first. */
-  readonly changeLog: readonly ChangeLogEntry[]
+  /** Tasks none of whose planned runs is recorded. */
+  readonly tasksWithoutRuns: readonly string[]
+  /** Seeds missing from every planned (task, arm) of the other tasks. */
+  readonly seedsMissingEverywhere: readonly number[]
+  /** Two arms: treatment's solved tasks − control's (null otherwise). */
+  readonly solvedDifference: number | null
   /** Runs recorded under earlier spec hashes: kept in runs.jsonl, not analysed here (never pooled). */
   readonly earlierSpecs: readonly EarlierSpecRuns[]
   /** Tasks fixed on or before the model's training cutoff (reported, not judged); null when the spec names no cutoff. */
   readonly contamination: Contamination | null
   /** Gold module names the prompts were allowed to use, each with its task and reason. */
   readonly promptAllowances: readonly PromptAllowanceRow[]
+  /** The sandbox the runs ran in (UNSANDBOXED said so) and the runs that tried to reach beyond it. */
+  readonly sandbox: SandboxSummary
 }
 
 function checkSettings(settings: AnalysisSettings): void {
@@ -108,18 +140,31 @@ export function analyzeRuns(records: readonly RecordedRun[], settings: AnalysisS
   if (taskCount === 0 && completeness.unexpected === 0) {
     throw new DataError(`nothing to analyse: no run of ${arms.join(', ')} is expected or recorded`)
   }
+  const analysedRecords = records.filter((record) => armSet.has(record.arm))
+  const origin = provenance(analysedRecords)
   const base = {
     experiment: settings.experiment,
+    stage: settings.stage,
+    specSha256: origin.specSha256,
+    versions: origin.versions,
+    sandbox: sandboxSummary(records, arms),
     complete: completeness.complete,
     missing: completeness.missing,
+    missingRuns: completeness.missingRuns,
     tasks: taskCount,
     seeds: seedCount,
     arms,
   }
   const additions = {
-    stage: settings.stage,
+    analysis: {
+      kind: settings.departures.length === 0 ? 'pre-registered' : 'exploratory',
+      departures: settings.departures,
+      completenessChecked: settings.planChecked,
+    } satisfies AnalysisKind,
     control: settings.control,
     treatments: settings.treatments,
+    designChecks: settings.designChecks,
+    planned: expectedHere.length,
     parameters: {
       alpha: settings.alpha,
       margin: settings.margin,
@@ -129,10 +174,11 @@ export function analyzeRuns(records: readonly RecordedRun[], settings: AnalysisS
       effect: settings.effect,
       budgetUsd: settings.budgetUsd,
     },
-    missingRuns: completeness.missingRuns,
     unexpected: completeness.unexpected,
     unexpectedRuns: completeness.unexpectedRuns,
     armsWithoutRuns: completeness.armsWithoutRuns,
+    tasksWithoutRuns: completeness.tasksWithoutRuns,
+    seedsMissingEverywhere: completeness.seedsMissingEverywhere,
   }
   const preregistration = {
     changeLog: settings.changeLog ?? [],
@@ -147,13 +193,18 @@ export function analyzeRuns(records: readonly RecordedRun[], settings: AnalysisS
       solved: null,
       mcnemar: null,
       effect: null,
+      hodgesLehmann: null,
       decision: NO_VERDICT,
       secondary: null,
       power: null,
-      ...additions,
       comparisons: [],
       skillChecks: null,
-      ...preregistration,
+      changeLog: preregistration.changeLog,
+      ...additions,
+      solvedDifference: null,
+      earlierSpecs: preregistration.earlierSpecs,
+      contamination: preregistration.contamination,
+      promptAllowances: preregistration.promptAllowances,
     }
   }
 
@@ -162,15 +213,16 @@ export function analyzeRuns(records: readonly RecordedRun[], settings: AnalysisS
   const adjusted = holmAdjust(statistics.map((comparison) => comparison.primary.p))
   const comparisons: Comparison[] = statistics.map((comparison, index) => {
     const pAdjusted = adjusted[index]!
-    const { statistic, p, n, zeros, ties, exact } = comparison.primary
+    const { statistic, p, n, zeros, ties, exact, minimumP, family, tasksForAlpha } = comparison.primary
     return {
       treatment: comparison.treatment,
       control: comparison.control,
       tasks: comparison.tasks,
-      primary: { statistic, p, pAdjusted, n, zeros, ties, exact },
+      primary: { statistic, p, pAdjusted, n, zeros, ties, exact, minimumP, family, tasksForAlpha },
       solved: comparison.solved,
       mcnemar: comparison.mcnemar,
       effect: comparison.effect,
+      hodgesLehmann: comparison.hodgesLehmann,
       decision: decide({
         p: pAdjusted,
         alpha: settings.alpha,
@@ -189,16 +241,24 @@ export function analyzeRuns(records: readonly RecordedRun[], settings: AnalysisS
   const anySupported = comparisons.some((comparison) => comparison.decision.supported)
   return {
     ...base,
-    primary: only === undefined ? null : { statistic: only.primary.statistic, p: only.primary.p, n: only.primary.n, exact: true },
+    primary: only === undefined ? null : { statistic: only.primary.statistic, p: only.primary.p, n: only.primary.n, exact: true, minimumP: only.primary.minimumP },
     solved,
     mcnemar: only?.mcnemar ?? null,
     effect: only?.effect ?? null,
+    hodgesLehmann: only?.hodgesLehmann ?? null,
     decision: only?.decision ?? { verdict: anySupported ? 'supported' : 'not supported', supported: anySupported, criteria: null },
     secondary,
-    power: only === undefined ? null : { sigma: only.power.sigma, tasksNeeded: only.power.tasksNeeded },
-    ...additions,
+    power:
+      only === undefined
+        ? null
+        : { sigma: only.power.sigma, tasksNeeded: only.power.tasksNeeded, minimumTasks: only.power.minimumTasks, tasksUsed: only.power.tasksUsed },
     comparisons,
     skillChecks: skillChecks(table, settings),
-    ...preregistration,
+    changeLog: preregistration.changeLog,
+    ...additions,
+    solvedDifference: only?.solved.difference ?? null,
+    earlierSpecs: preregistration.earlierSpecs,
+    contamination: preregistration.contamination,
+    promptAllowances: preregistration.promptAllowances,
   }
 }

@@ -8,8 +8,10 @@ import type { TaskArmTable } from './task-summary.ts'
 export interface RunMeasure {
   readonly mean: number
   readonly median: number
-  /** Runs that carried the measure (agents without turns or tool calls record null). */
+  /** Runs that carried the measure (agents without turns or tool calls record null; a run that never edited has no tool calls before its first edit). */
   readonly runs: number
+  /** The arm's runs: `runs` of `of` are behind the measure. */
+  readonly of: number
 }
 
 /** The secondary endpoints of one arm: reported, not tested. */
@@ -21,7 +23,7 @@ export interface ArmSecondary {
   readonly timeouts: number
   /** Σ over tasks of the arm's mean cost per task (timeouts at the budget cap). */
   readonly totalCostUsd: number
-  /** totalCostUsd / solvedTasks: what one solved task costs in this arm (null when none was solved). */
+  /** totalCostUsd / solvedTasks: what one solved task costs in this arm (null when none was solved); it rests on `solvedTasks` of `tasks`. */
   readonly costPerSolvedTaskUsd: number | null
   /** Tool calls before the first edit: the exploration a context tool is meant to shorten. */
   readonly toolCallsBeforeFirstEdit: RunMeasure | null
@@ -34,7 +36,7 @@ export interface ArmSecondary {
 function measure(runs: readonly RecordedRun[], pick: (run: RecordedRun) => number | null | undefined): RunMeasure | null {
   const values = runs.map(pick).filter((value): value is number => typeof value === 'number' && Number.isFinite(value))
   if (values.length === 0) return null
-  return { mean: mean(values)!, median: median(values), runs: values.length }
+  return { mean: mean(values)!, median: median(values), runs: values.length, of: runs.length }
 }
 
 /** The secondary endpoints of every arm, in the given arm order. */

@@ -16,8 +16,18 @@ export interface AnalysisSettings {
   /** Null when unknown (a runs.jsonl analysed without its spec.json). */
   readonly stage: Stage | null
   readonly control: string
-  /** Arms compared with the control, in report order. */
+  /** The claim family: arms compared with the control for a claim, Holm-adjusted together, in report order. */
   readonly treatments: readonly string[]
+  /**
+   * Design-check arms (a skill experiment's negative control and sanity
+   * condition): analysed and reported against the control, never in the
+   * claim family, never the verdict.
+   */
+  readonly designChecks: readonly string[]
+  /** What departs from the pre-registered analysis (a subset of arms, another α, no plan…); empty for the pre-registered analysis. */
+  readonly departures: readonly string[]
+  /** Whether the expected runs are the plan spec.json keeps (false: derived from the records, so completeness was not checked). */
+  readonly planChecked: boolean
   /** The per-run budget cap: a timeout is charged this (null: the record's own costUsd). */
   readonly budgetUsd: number | null
   /** Significance level of the primary test (one-sided). */
@@ -62,14 +72,27 @@ export interface EarlierSpecRuns {
 /** The pre-registration's defaults (DESIGN): α 0.05, margin 1, 10,000 resamples, seed 20261014, power 0.8, δ 0.15. */
 export const DEFAULT_DECISION = DecisionSchema.parse({})
 
-/** The settings a parsed experiment fixes: control, every other arm in spec order, the budget and the decision rule. */
+/** The skill conditions that check the design rather than make a claim: the negative control (an irrelevant skill) and sanity (settings on, no skill). */
+export const DESIGN_CHECK_CONDITIONS: readonly string[] = ['negative', 'sanity']
+
+/** The design-check arms among an experiment's arms: a skill experiment's negative control and sanity condition; none otherwise. */
+export function designCheckArms(arms: readonly string[], skillExperiment: boolean): string[] {
+  return skillExperiment ? arms.filter((arm) => DESIGN_CHECK_CONDITIONS.includes(arm)) : []
+}
+
+/** The settings a parsed experiment fixes: control, the claim arms and design checks in spec order, the budget and the decision rule. */
 export function settingsFromExperiment(experiment: Experiment): AnalysisSettings {
   const { decision } = experiment
+  const others = Object.keys(experiment.arms).filter((arm) => arm !== experiment.control)
+  const designChecks = designCheckArms(others, experiment.skills !== undefined)
   return {
     experiment: experiment.name,
     stage: experiment.stage,
     control: experiment.control,
-    treatments: Object.keys(experiment.arms).filter((arm) => arm !== experiment.control),
+    treatments: others.filter((arm) => !designChecks.includes(arm)),
+    designChecks,
+    departures: [],
+    planChecked: true,
     budgetUsd: experiment.budgetUsd,
     alpha: decision.alpha,
     margin: decision.margin,
@@ -81,7 +104,7 @@ export function settingsFromExperiment(experiment: Experiment): AnalysisSettings
   }
 }
 
-/** The arms the analysis reads: the control first, then the treatments. */
+/** The arms the analysis reads: the control first, then the claim arms, then the design checks. */
 export function analysedArms(settings: AnalysisSettings): string[] {
-  return [settings.control, ...settings.treatments]
+  return [settings.control, ...settings.treatments, ...settings.designChecks]
 }

@@ -31,14 +31,24 @@ export interface SkillCheck {
  */
 export interface SkillChecks {
   readonly negativeControl: SkillCheck | null
+  /** `sanity` (project settings on, no skill) against the control on the negative-control tasks: the setting alone should change next to nothing. */
+  readonly sanity: SkillCheck | null
   readonly fullVsTarget: SkillCheck | null
+}
+
+/** The checks in report order. */
+export function listSkillChecks(checks: SkillChecks | null): SkillCheck[] {
+  return [checks?.negativeControl, checks?.sanity, checks?.fullVsTarget].filter((check): check is SkillCheck => check != null)
 }
 
 function check(table: TaskArmTable, settings: AnalysisSettings, reference: string, arm: string, expectation: string, holds: (result: Omit<SkillCheck, 'expectation' | 'holds'>) => boolean): SkillCheck | null {
   const pairs = pairTasks(table, reference, arm)
   if (pairs.length === 0) return null
-  const finite = pairs.map((pair) => pair.r).filter(Number.isFinite)
-  const interval = bootstrapMedianInterval(finite.length === 0 ? [0] : finite, { resamples: settings.resamples, seed: settings.bootstrapSeed })
+  // Every r, infinite ones included: a free control that the arm made cost something is the largest increase, not a gap.
+  const interval = bootstrapMedianInterval(
+    pairs.map((pair) => pair.r),
+    { resamples: settings.resamples, seed: settings.bootstrapSeed },
+  )
   const result = {
     reference,
     arm,
@@ -51,21 +61,24 @@ function check(table: TaskArmTable, settings: AnalysisSettings, reference: strin
   return { ...result, expectation, holds: holds(result) }
 }
 
-/** The skill design checks, when the experiment has the conditions they need (null otherwise). */
+function nearZero(settings: AnalysisSettings, what: string): [string, (result: Omit<SkillCheck, 'expectation' | 'holds'>) => boolean] {
+  return [
+    `${what} changes cost by less than the smallest effect of interest (interval inside ±${Math.round(settings.effect * 100)}%) and tasks solved by at most the margin (${settings.margin})`,
+    (r) => r.ci95[0] > -settings.effect && r.ci95[1] < settings.effect && Math.abs(r.solved.arm - r.solved.reference) <= settings.margin,
+  ]
+}
+
+/**
+ * The skill design checks, when the experiment has the conditions they need
+ * (null otherwise). Design checks are never in the claim family: they say
+ * whether the design behaved, not whether a claim holds.
+ */
 export function skillChecks(table: TaskArmTable, settings: AnalysisSettings): SkillChecks | null {
-  const arms = new Set([settings.control, ...settings.treatments])
-  if (settings.control !== 'control' || !(arms.has('negative') || (arms.has('full') && arms.has('target')))) return null
+  const arms = new Set([settings.control, ...settings.treatments, ...settings.designChecks])
+  if (settings.control !== 'control' || !(arms.has('negative') || arms.has('sanity') || (arms.has('full') && arms.has('target')))) return null
   return {
-    negativeControl: arms.has('negative')
-      ? check(
-          table,
-          settings,
-          'control',
-          'negative',
-          `an irrelevant skill changes cost by less than the smallest effect of interest (interval inside ±${Math.round(settings.effect * 100)}%) and tasks solved by at most the margin (${settings.margin})`,
-          (r) => r.ci95[0] > -settings.effect && r.ci95[1] < settings.effect && Math.abs(r.solved.arm - r.solved.reference) <= settings.margin,
-        )
-      : null,
+    negativeControl: arms.has('negative') ? check(table, settings, 'control', 'negative', ...nearZero(settings, 'an irrelevant skill')) : null,
+    sanity: arms.has('sanity') ? check(table, settings, 'control', 'sanity', ...nearZero(settings, 'turning on project settings with no skill in them')) : null,
     fullVsTarget:
       arms.has('full') && arms.has('target')
         ? check(table, settings, 'target', 'full', 'every skill at once solves at least as many tasks as the target skill alone', (r) => r.solved.arm >= r.solved.reference)

@@ -9,6 +9,7 @@ import { judge } from '../oracle/index.ts'
 import type { Task } from '../tasks/task.ts'
 import { buildAgentEnv } from '../workspace/env.ts'
 import { createWorkspace, defaultWorkspaceRoot } from '../workspace/index.ts'
+import { mapPool } from './pool.ts'
 
 /** What one built-in agent left on one task, as the oracle judged it. */
 export type CheckOutcome = { readonly solved: boolean } | { readonly error: string }
@@ -74,24 +75,17 @@ export async function checkTask(task: Task, timeoutMs: number): Promise<TaskChec
 }
 
 /**
- * Checks every task of a set, a few at a time; `onChecked` reports progress.
- * Results come back in task order.
+ * Checks every task of a set, a few at a time (the worker pool `harvest` and
+ * `select` use); `onChecked` reports progress. Results come back in task order.
  */
 export async function checkTasks(
   tasks: readonly Task[],
   options: { timeoutMs: number; concurrency?: number; onChecked?: (check: TaskCheck, done: number, total: number) => void },
 ): Promise<TaskCheck[]> {
-  const results: TaskCheck[] = new Array(tasks.length)
-  let next = 0
-  let done = 0
-  const worker = async (): Promise<void> => {
-    while (next < tasks.length) {
-      const index = next++
-      results[index] = await checkTask(tasks[index]!, options.timeoutMs)
-      options.onChecked?.(results[index]!, ++done, tasks.length)
-    }
-  }
-  const concurrency = Math.max(1, Math.min(options.concurrency ?? os.availableParallelism(), tasks.length))
-  await Promise.all(Array.from({ length: concurrency }, worker))
-  return results
+  return mapPool(
+    tasks,
+    options.concurrency ?? os.availableParallelism(),
+    (task) => checkTask(task, options.timeoutMs),
+    (check, _index, done) => options.onChecked?.(check, done, tasks.length),
+  )
 }

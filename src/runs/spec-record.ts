@@ -96,12 +96,15 @@ export function reviseSpecRecord(recorded: RecordedSpec | undefined, current: Cu
   if (recorded === undefined) return top
   const { earlier, ...recordedTop } = recorded
   if (recorded.specSha256 === current.specSha256) {
-    const sameExtras = recorded.source !== undefined && JSON.stringify(recorded.contamination) === JSON.stringify(current.contamination)
+    // A spec.json from before the plan was kept gets the plan: it is a function of the hashed spec, so it adds nothing not already fixed.
+    const addPlan = (recorded as { plan?: unknown }).plan === undefined && current.plan !== undefined
+    const sameExtras = recorded.source !== undefined && JSON.stringify(recorded.contamination) === JSON.stringify(current.contamination) && !addPlan
     if (JSON.stringify(recorded.changeLog ?? []) === JSON.stringify(current.changeLog) && sameExtras) return undefined
     return {
       ...recordedTop,
       ...(recorded.source === undefined && current.source !== undefined ? { source: current.source } : {}),
       ...(current.contamination === undefined ? {} : { contamination: current.contamination }),
+      ...(addPlan ? { plan: current.plan } : {}),
       changeLog: [...current.changeLog],
       ...(earlier === undefined ? {} : { earlier }),
     } as RecordedSpec

@@ -38,5 +38,10 @@ export interface GitFixTask extends TaskBase {
   readonly goldPatch: string | null
 }
 
-/** A loaded, validated task of either kind. */
+/**
+ * A loaded, validated task of either kind, as an agent's run request carries
+ * it (`request.task`): a folder task (`starting/` + `verify.sh`) or a git-fix
+ * task harvested from history (judged by the fix's own tests). An agent reads
+ * its `id` and `prompt`; it never sees the oracle's files.
+ */
 export type Task = FolderTask | GitFixTask

@@ -3,10 +3,17 @@ import { mkdtemp, readFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { describe, expect, test } from 'vitest'
-import { concludeExperiment } from '../../src/analysis/conclude.ts'
+import { concludeExperiment as conclude, type ConcludeInput } from '../../src/analysis/conclude.ts'
+import { writeConclusion } from '../../src/runs/report-files.ts'
 import { parseExperiment } from '../../src/experiment/parse.ts'
 import { planRuns } from '../../src/runs/plan.ts'
 import { experimentRecords, SPEC, taskIds } from './records.ts'
+
+/** What the reporter does when a suite ends: the analysis concludes (pure), then `runs/` writes its files. */
+function concludeExperiment(input: ConcludeInput & { readonly outDir: string }) {
+  const conclusion = conclude(input)
+  return { ...conclusion, ...writeConclusion(input.outDir, conclusion) }
+}
 
 function experiment(stage: string) {
   return parseExperiment(
@@ -66,7 +73,7 @@ describe('concludeExperiment (what the reporter calls when a suite ends)', () =>
     expect(json).toMatchObject({ experiment: 'exp', complete: true, tasks: 8, seeds: 3, arms: ['baseline', 'tool'], stage: 'pilot' })
     expect(conclusion.text).toContain('verdict: supported')
     expect(conclusion.text).toMatch(/cost: median change -1\d\.\d% \(95% CI -\d+\.\d% to -\d+\.\d%\); Wilcoxon V = 0, p = 0\.003906, exact, n = 8/)
-    expect(conclusion.text).toContain('solved: tool 8/8, baseline 8/8; McNemar b = 0, c = 0, p = 1')
+    expect(conclusion.text).toContain('solved: tool 8/8, baseline 8/8 (difference 0); McNemar b = 0, c = 0, p = 1')
     expect(conclusion.text).toContain(`report: report.json, report.md, report.html in ${outDir}`)
   })
 

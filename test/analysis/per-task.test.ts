@@ -87,10 +87,10 @@ describe('a control that cost nothing (only built-in agents can)', () => {
   test('both arms free on every task: every d is zero, V = 0, p = 1, not supported', () => {
     const records = ['001', '002', '003'].flatMap((task) => [run(task, 'baseline', 1, 0, 'unsolved'), run(task, 'tool', 1, 0, 'solved')])
     const report = analyzeRuns(records, settings(), expectedRuns(['001', '002', '003'], ['baseline', 'tool'], 1))
-    expect(report.primary).toEqual({ statistic: 0, p: 1, n: 0, exact: true })
+    expect(report.primary).toEqual({ statistic: 0, p: 1, n: 0, exact: true, minimumP: 1 })
     expect(report.effect!.ci95).toEqual([0, 0])
     expect(report.mcnemar).toEqual({ b: 3, c: 0, p: 0.25 })
-    expect(report.power).toEqual({ sigma: 0, tasksNeeded: 0 })
+    expect(report.power).toEqual({ sigma: 0, tasksNeeded: 5, minimumTasks: 5, tasksUsed: 3 })
     expect(report.decision.verdict).toBe('not supported')
   })
 })

@@ -41,14 +41,17 @@ test('report.json keeps DESIGN\'s fields, in DESIGN\'s order, before the additio
   const { records, expected } = data()
   const json = JSON.parse(renderReportFiles(analyzeRuns(records, settings(), expected))['report.json']) as Record<string, unknown>
   expect(Object.keys(json)).toEqual([
-    'experiment', 'complete', 'missing', 'tasks', 'seeds', 'arms', 'primary', 'solved', 'mcnemar', 'effect', 'decision', 'secondary', 'power',
-    'stage', 'control', 'treatments', 'parameters', 'missingRuns', 'unexpected', 'unexpectedRuns', 'armsWithoutRuns', 'comparisons', 'skillChecks', 'changeLog', 'earlierSpecs', 'contamination', 'promptAllowances',
+    'experiment', 'stage', 'specSha256', 'versions', 'sandbox', 'complete', 'missing', 'missingRuns', 'tasks', 'seeds', 'arms',
+    'primary', 'solved', 'mcnemar', 'effect', 'hodgesLehmann', 'decision', 'secondary', 'power', 'comparisons', 'skillChecks', 'changeLog',
+    'analysis', 'control', 'treatments', 'designChecks', 'planned', 'parameters', 'unexpected', 'unexpectedRuns', 'armsWithoutRuns',
+    'tasksWithoutRuns', 'seedsMissingEverywhere', 'solvedDifference', 'earlierSpecs', 'contamination', 'promptAllowances',
   ])
-  expect(Object.keys(json.primary as object)).toEqual(['statistic', 'p', 'n', 'exact'])
+  expect(Object.keys(json.primary as object)).toEqual(['statistic', 'p', 'n', 'exact', 'minimumP'])
+  expect(Object.keys(json.hodgesLehmann as object)).toEqual(['estimate', 'ci95', 'method'])
   expect(Object.keys(json.mcnemar as object)).toEqual(['b', 'c', 'p'])
   expect(Object.keys(json.effect as object)).toEqual(['medianRelativeChange', 'ci95', 'resamples', 'seed'])
   expect(Object.keys(json.decision as object)).toEqual(['verdict', 'supported', 'criteria'])
-  expect(Object.keys(json.power as object)).toEqual(['sigma', 'tasksNeeded'])
+  expect(Object.keys(json.power as object)).toEqual(['sigma', 'tasksNeeded', 'minimumTasks', 'tasksUsed'])
   expect(json).toMatchObject({ tasks: 15, seeds: 3, arms: ['baseline', 'tool'], solved: { baseline: 15, tool: 14 } })
 })
 

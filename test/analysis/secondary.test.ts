@@ -18,12 +18,12 @@ test('per arm: cost per solved task, timeouts, and run measures (median and mean
   const baseline = report.secondary!.baseline!
   // Task means: 001 = 2, 002 = (2 + 4 at the cap) / 2 = 3; one task solved.
   expect(baseline).toMatchObject({ tasks: 2, solvedTasks: 1, runs: 4, solvedRuns: 2, timeouts: 1, totalCostUsd: 5, costPerSolvedTaskUsd: 5 })
-  expect(baseline.toolCallsBeforeFirstEdit).toEqual({ mean: 8, median: 8, runs: 2 })
-  expect(baseline.wallSeconds).toEqual({ mean: 236.25, median: 20, runs: 4 })
+  expect(baseline.toolCallsBeforeFirstEdit).toEqual({ mean: 8, median: 8, runs: 2, of: 4 })
+  expect(baseline.wallSeconds).toEqual({ mean: 236.25, median: 20, runs: 4, of: 4 })
   expect(baseline.goldFileTouched).toEqual({ runs: 1, of: 2 })
   const tool = report.secondary!.tool!
   expect(tool).toMatchObject({ solvedTasks: 2, totalCostUsd: 2, costPerSolvedTaskUsd: 1, goldFileTouched: null })
-  expect(tool.turns).toEqual({ mean: 9.5, median: 9, runs: 4 })
+  expect(tool.turns).toEqual({ mean: 9.5, median: 9, runs: 4, of: 4 })
 })
 
 test('an arm that solved nothing has no cost per solved task', () => {

@@ -16,7 +16,7 @@ test('when a complete suite ends the reporter prints the verdict block and write
   // gold and noop cost nothing: every d is 0, so no cost reduction can be shown, whatever gold solves.
   expect(run.all).toContain('verdict: not supported  [EXAMPLE: Built-in agents with known answers; these numbers demonstrate the harness.]')
   expect(run.all).toContain('Not supported: "gold lowers the agent\'s cost per task without lowering its solve rate (against noop)". No cost reduction shown.')
-  expect(run.all).toContain('solved: gold 3/3, noop 0/3; McNemar b = 3, c = 0, p = 0.25')
+  expect(run.all).toContain('solved: gold 3/3, noop 0/3 (difference +3); McNemar b = 3, c = 0, p = 0.25')
   for (const name of ['report.json', 'report.md', 'report.html']) expect(existsSync(path.join(fixture.outDir, name))).toBe(true)
   const written = await readFile(path.join(fixture.outDir, 'report.json'), 'utf8')
   expect(JSON.parse(written)).toMatchObject({

@@ -4,6 +4,7 @@ import path from 'node:path'
 import { execa } from 'execa'
 import { normaliseExperiment } from '../../src/experiment/hash.ts'
 import { parseExperiment } from '../../src/experiment/parse.ts'
+import { planRuns, type PlannedRun } from '../../src/runs/plan.ts'
 import type { RecordedRun } from '../../src/runs/record.ts'
 import { formatRuns } from '../../src/runs/store.ts'
 import { repoRoot } from '../helpers/experiment-fixture.ts'
@@ -20,14 +21,35 @@ export function fixtureExperiment(stage = 'pilot') {
   )
 }
 
-/** An output folder as the reporter leaves it: runs.jsonl and spec.json (the normalised experiment). */
-export async function outputFolder(records: readonly RecordedRun[], options: { spec?: boolean; stage?: string } = {}): Promise<string> {
+/** The fixture experiment's plan: every task × baseline and tool × seeds 1..3, in a seeded order (order seed 1). */
+export function fixturePlan(tasks: readonly string[]): PlannedRun[] {
+  return planRuns(
+    tasks.map((id) => ({ id, arms: ['baseline', 'tool'] })),
+    3,
+    1,
+  )
+}
+
+/**
+ * An output folder as the reporter leaves it: runs.jsonl and spec.json (the
+ * normalised experiment and the plan: by default the plan of every task the
+ * records name; `plan: false` writes a spec.json from before the plan was kept).
+ */
+export async function outputFolder(
+  records: readonly RecordedRun[],
+  options: { spec?: boolean; stage?: string; plan?: readonly PlannedRun[] | false; experiment?: Record<string, unknown> } = {},
+): Promise<string> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'task-outcome-analyze-'))
   await mkdir(dir, { recursive: true })
   await writeFile(path.join(dir, 'runs.jsonl'), formatRuns(records))
   if (options.spec !== false) {
-    const manifest = { experiment: normaliseExperiment(fixtureExperiment(options.stage)), files: {} }
-    await writeFile(path.join(dir, 'spec.json'), `${JSON.stringify({ specSha256: SPEC, manifest }, null, 2)}\n`)
+    const manifest = { experiment: options.experiment ?? normaliseExperiment(fixtureExperiment(options.stage)), files: {} }
+    if (options.plan === false) {
+      await writeFile(path.join(dir, 'spec.json'), `${JSON.stringify({ specSha256: SPEC, manifest }, null, 2)}\n`)
+    } else {
+      const plan = options.plan ?? fixturePlan([...new Set(records.map((record) => record.task))].sort())
+      await writeFile(path.join(dir, 'spec.json'), `${JSON.stringify({ specSha256: SPEC, manifest, changeLog: [], plan }, null, 2)}\n`)
+    }
   }
   return dir
 }

@@ -2,10 +2,17 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { describe, expect, test } from 'vitest'
-import { concludeExperiment } from '../../src/analysis/conclude.ts'
+import { concludeExperiment as conclude, type ConcludeInput } from '../../src/analysis/conclude.ts'
+import { writeConclusion } from '../../src/runs/report-files.ts'
 import { planRuns } from '../../src/runs/plan.ts'
 import { taskIds } from '../analysis/records.ts'
 import { cheaperRecords, cli, fixtureExperiment, outputFolder } from './analyze-fixture.ts'
+
+/** What the reporter does when a suite ends: the analysis concludes (pure), then `runs/` writes its files. */
+function concludeExperiment(input: ConcludeInput & { readonly outDir: string }) {
+  const conclusion = conclude(input)
+  return { ...conclusion, ...writeConclusion(input.outDir, conclusion) }
+}
 
 describe('task-outcome analyze', () => {
   test('an output folder: the readable report with the verdict sentence and the pilot label; exit 0', async () => {
@@ -60,7 +67,7 @@ describe('task-outcome analyze', () => {
     expect(withSpec.exitCode).toBe(1)
     expect(withSpec.stdout).toContain('Arm baseline (the control) has no recorded runs.')
     expect(withSpec.stdout).toContain('No verdict: 36 of 72 planned runs are missing.')
-    const bare = await cli(['analyze', path.join(await outputFolder(toolOnly, { spec: false }), 'runs.jsonl')])
+    const bare = await cli(['analyze', path.join(await outputFolder(toolOnly, { spec: false }), 'runs.jsonl'), '--no-plan'])
     expect(bare.exitCode).toBe(1)
     expect(bare.stderr).toContain('holds runs of one arm only (tool); the other arm is missing')
   })

@@ -65,9 +65,28 @@ describe('task-outcome power', () => {
     const out = await pilotProject(cheaperRecords().records)
     const root = path.dirname(out)
     const numbers = JSON.parse((await powerIn(root, [path.basename(out), '--json'])).stdout)[0]
-    expect(numbers.tasksNeeded).toBeLessThan(5)
+    expect(numbers.formulaTasks).toBeLessThan(5)
+    expect(numbers.tasksNeeded).toBe(5)
     const result = await powerIn(root, [path.basename(out)])
-    expect(result.stdout).toContain(`confirmatory run: 5 new task(s) (raised from ${numbers.tasksNeeded} to the exact test's floor: below 5 task(s) the one-sided exact Wilcoxon test cannot reach p < 0.05)`)
+    expect(result.stdout).toContain(`confirmatory run: 5 new task(s) (raised from ${numbers.formulaTasks} to the exact test's floor: below 5 task(s) the one-sided exact Wilcoxon test cannot reach p < 0.05)`)
     expect(result.stdout).toContain('--seed 20261014 --count 5 --exclude-tasks-of tasks/pilot')
+  })
+})
+
+describe('task-outcome power: the floor and small pilots', () => {
+  test('a pilot with σ ≈ 0.05: the formula says 1 task, power says at least the exact test\'s floor (5) and why', async () => {
+    const { records } = experimentRecords({ tasks: 8, change: (task) => -0.3 + (task % 2 === 0 ? 0.05 : -0.05) })
+    const dir = await outputFolder(records)
+    const json = JSON.parse((await cli(['power', dir, '--json'])).stdout)[0]
+    expect(json.sigma).toBeLessThan(0.07)
+    expect(json).toMatchObject({ formulaTasks: 1, minimumTasks: 5, tasksNeeded: 5, fewTasks: false })
+    const text = (await cli(['power', dir])).stdout
+    expect(text).toContain('floor: the exact test cannot reach p < 0.05 with fewer than 5 tasks with a non-zero difference, so n is raised to 5')
+  })
+
+  test('a pilot of 4 tasks gets a warning', async () => {
+    const dir = await outputFolder(experimentRecords({ tasks: 4, change: (task) => -0.2 - task * 0.05 }).records)
+    const text = (await cli(['power', dir])).stdout
+    expect(text).toContain('warning: σ rests on 4 task(s), fewer than 5')
   })
 })

@@ -7,8 +7,9 @@ import type { Contamination, EarlierSpecRuns } from '../../analysis/settings.ts'
 import type { ChangeLogEntry } from '../../experiment/schema.ts'
 import { readRecordedSpec, specFilePath } from '../../runs/prepare.ts'
 import { knownSpecHashes, recordedChangeLog } from '../../runs/spec-record.ts'
-import type { RecordedRun } from '../../runs/record.ts'
+import { noPlanMessage, readSpecFile } from '../../runs/spec-file.ts'
 import type { PlannedRun } from '../../runs/plan.ts'
+import type { RecordedRun } from '../../runs/record.ts'
 import { checkPlanned, readRuns, runsFilePath } from '../../runs/store.ts'
 import { describeVerification } from '../../runs/transcript-check.ts'
 
@@ -35,6 +36,8 @@ export interface AnalysisInput {
   readonly changeLog: readonly ChangeLogEntry[]
   /** Runs under earlier specs spec.json keeps: set aside, never pooled. */
   readonly earlierSpecs: readonly EarlierSpecRuns[]
+  /** The plan spec.json keeps (what completeness is judged against, as the reporter judges it); null only with --no-plan. */
+  readonly plan: readonly PlannedRun[] | null
   /** The contamination flag spec.json keeps (null: the spec names no training cutoff). */
   readonly contamination: Contamination | null
   /** One line saying what the read verified: the hash chain and the transcripts. */
@@ -43,11 +46,13 @@ export interface AnalysisInput {
 
 /**
  * Reads what `analyze` and `power` work on: `<folder>/runs.jsonl` or the
- * given runs file, and spec.json beside it when present. A malformed line is
- * a `DataError` naming file:line and field; so is a spec.json that does not
- * describe these runs.
+ * given runs file, spec.json beside it, and the plan spec.json keeps. Without
+ * a spec.json, or a plan in it, it refuses with one line saying what to do,
+ * unless `noPlan`: then the plan is null and the report says completeness was
+ * not checked. A malformed line is a `DataError` naming file:line and field;
+ * so is a spec.json that does not describe these runs.
  */
-export function loadAnalysisInput(target: string): AnalysisInput {
+export function loadAnalysisInput(target: string, options: { readonly noPlan?: boolean } = {}): AnalysisInput {
   const resolved = path.resolve(target)
   if (!existsSync(resolved)) throw new DataError(`${target}: no such file or folder. Give a runs.jsonl or an experiment's output folder.`)
   const runsFile = statSync(resolved).isDirectory() ? runsFilePath(resolved) : resolved
@@ -57,6 +62,17 @@ export function loadAnalysisInput(target: string): AnalysisInput {
   if (records.length === 0) throw new DataError(`${shown}: no runs recorded yet.`)
   const verification = describeVerification(shown, head.lines, transcripts)
   const outDir = path.dirname(runsFile)
+  const specFile = displayPath(specFilePath(outDir))
+  const noPlan = options.noPlan === true
+  const withPlan = readSpecFile(outDir)
+  if (!noPlan && withPlan === undefined) {
+    throw new DataError(
+      `${specFile}: no such file, so nothing says which runs were planned and completeness cannot be checked. Analyse the output folder ` +
+        'the reporter wrote (it keeps spec.json beside runs.jsonl), or pass --no-plan (the report then says "completeness not checked").',
+    )
+  }
+  if (!noPlan && withPlan!.plan === null) throw new DataError(noPlanMessage(specFile, String(withPlan!.recorded.manifest.experiment.name ?? '<experiment>')))
+  const plan = noPlan ? null : withPlan!.plan
   const recorded = readRecordedSpec(outDir)
   if (recorded === undefined) {
     const hashes = [...new Set(records.map((record) => record.specSha256))]
@@ -66,9 +82,8 @@ export function loadAnalysisInput(target: string): AnalysisInput {
           'runs under different specs are never pooled. Analyse the output folder with its spec.json.',
       )
     }
-    return { runsFile: shown, records, spec: null, specSha256: null, changeLog: [], earlierSpecs: [], contamination: null, verification }
+    return { runsFile: shown, records, spec: null, specSha256: null, changeLog: [], earlierSpecs: [], contamination: null, verification, plan }
   }
-  const specFile = displayPath(specFilePath(outDir))
   const spec = parseRecordedExperiment(recorded.manifest?.experiment, specFile)
   const earlier = new Set(knownSpecHashes(recorded).slice(1))
   const foreign = records.find((record) => record.specSha256 !== recorded.specSha256 && !earlier.has(record.specSha256))
@@ -89,9 +104,9 @@ export function loadAnalysisInput(target: string): AnalysisInput {
         `(${records.length} run(s) under earlier specs are kept and never pooled with it). Run the experiment to record its runs.`,
     )
   }
-  const plan = (recorded as { plan?: unknown }).plan
-  if (Array.isArray(plan)) checkPlanned(records, plan as PlannedRun[], shown, recorded.specSha256)
+  if (withPlan?.plan != null) checkPlanned(records, withPlan.plan, shown, recorded.specSha256)
   return {
+    plan,
     runsFile: shown,
     records: current,
     spec,
@@ -105,7 +120,7 @@ export function loadAnalysisInput(target: string): AnalysisInput {
 
 /** The settings and plan for a loaded input and command-line flags; the change log and the earlier specs' runs go into the report. */
 export function resolveInput(input: AnalysisInput, flags: AnalysisFlags): ResolvedAnalysis {
-  const resolved = resolveAnalysis(input.records, input.spec, flags, input.runsFile)
+  const resolved = resolveAnalysis(input.records, input.spec, flags, input.runsFile, input.plan)
   return { ...resolved, settings: { ...resolved.settings, changeLog: input.changeLog, earlierSpecs: input.earlierSpecs, contamination: input.contamination } }
 }
 

@@ -21,6 +21,8 @@ function seedOption(value: string): number | string {
 
 interface AnalyzeCliOptions extends AnalysisFlags {
   json?: boolean
+  /** Commander's negation of --no-plan. */
+  plan?: boolean
 }
 
 /** `task-outcome analyze <runs.jsonl | output folder>`: the pre-registered analysis and verdict. */
@@ -48,6 +50,7 @@ export function registerAnalyze(program: Command): void {
     .option('--resamples <n>', 'bootstrap resamples (default: the spec\'s, else 10000)', wholeNumberOption('--resamples', 1))
     .option('--seed <seed>', 'bootstrap seed (default: the spec\'s, else 20261014)', seedOption)
     .option('--json', 'print exactly report.json (the same runs give the same bytes)')
+    .option('--no-plan', 'analyse without spec.json\'s plan (the report says "completeness not checked": a task or seed with no run at all is not seen as missing)')
     .addHelpText(
       'after',
       '\nExamples:\n' +
@@ -56,13 +59,14 @@ export function registerAnalyze(program: Command): void {
         '  npx task-outcome analyze runs.jsonl --control baseline --treatment neuralmind\n',
     )
     .action((target: string, options: AnalyzeCliOptions) => {
-      const input = loadAnalysisInput(target)
-      const { json, ...flags } = options
+      const { json, plan, ...flags } = options
+      const input = loadAnalysisInput(target, { noPlan: plan === false })
       const { settings, expected } = resolveInput(input, flags)
       process.stderr.write(`${input.verification}\n`)
       process.stderr.write(
         `analysing ${input.records.length} run(s) of ${input.runsFile}: ${settings.treatments.join(', ')} against ${settings.control}` +
-          `${input.spec === null ? ' (no spec.json: decision parameters are the flags or the pre-registered defaults)' : ''}\n`,
+          `${input.spec === null ? ' (no spec.json: decision parameters are the flags or the pre-registered defaults)' : ''}\n` +
+          (settings.departures.length === 0 ? '' : `EXPLORATORY: not the pre-registered analysis: ${settings.departures.join('; ')}\n`),
       )
       const report = analyzeRuns(input.records, settings, expected)
       process.stdout.write(json === true ? reportJson(report) : renderMarkdown(reportDocument(report)))

@@ -1,5 +1,6 @@
 import type { Command } from 'commander'
 import { formatNumber } from '../../analysis/format.ts'
+import { PILOT_MIN_TASKS } from '../../analysis/comparison.ts'
 import { powerAnalysis, type PowerAnalysis } from '../../analysis/power.ts'
 import { canonicalJson } from '../../experiment/hash.ts'
 import path from 'node:path'
@@ -13,6 +14,7 @@ interface PowerCliOptions {
   power?: number
   alpha?: number
   json?: boolean
+  plan?: boolean
 }
 
 /** The formula with this run's numbers, one step per line. */
@@ -22,6 +24,7 @@ export function formatPowerAnalysis(result: PowerAnalysis): string {
       (result.tasksLeftOut > 0 ? ` (${result.tasksLeftOut} left out: their runs are incomplete)` : '') +
       (result.tasksUsed < result.tasks ? `, σ over the ${result.tasksUsed} whose control cost something` : ''),
   ]
+  if (result.fewTasks) lines.push(`  warning: σ rests on ${result.tasks} task(s), fewer than ${PILOT_MIN_TASKS}; a pilot that small cannot size a run with confidence`)
   if (result.sigma === null || result.exactTasks === null || result.tasksNeeded === null) {
     lines.push('  σ needs at least two tasks with a finite relative change; there are not enough.')
     return lines.join('\n')
@@ -31,7 +34,14 @@ export function formatPowerAnalysis(result: PowerAnalysis): string {
     `  σ = ${formatNumber(result.sigma, 4)}  (sample standard deviation of r = d / mean cost of ${result.control}, per task)`,
     `  n = ⌈((z₁₋α + z_power) · σ / δ)² / 0.955⌉`,
     `    = ⌈((${z}) · ${formatNumber(result.sigma, 4)} / ${result.effect})² / 0.955⌉`,
-    `    = ⌈${formatNumber(result.exactTasks, 2)}⌉ = ${result.tasksNeeded} task(s)`,
+    `    = ⌈${formatNumber(result.exactTasks, 2)}⌉ = ${result.formulaTasks} task(s)` +
+      (result.tasksNeeded === result.formulaTasks ? '' : ` → ${result.tasksNeeded} task(s)`),
+    ...(result.tasksNeeded === result.formulaTasks
+      ? []
+      : [
+          `  floor: the exact test cannot reach p < ${result.alpha} with fewer than ${result.minimumTasks} tasks with a non-zero difference` +
+            `${result.family > 1 ? ` (Holm over ${result.family} claim arms)` : ''}, so n is raised to ${result.tasksNeeded}`,
+        ]),
     `  α = ${result.alpha} one-sided, power ${result.power}, δ = ${result.effect} (a ${formatNumber(result.effect * 100, 1)}% median cost reduction); ` +
       '0.955 is the Wilcoxon test\'s efficiency relative to the t-test.',
   )
@@ -55,10 +65,11 @@ export function registerPower(program: Command): void {
     .option('--control <arm>', 'the control arm (default: the spec\'s control)')
     .option('--treatment <arm>', 'only this arm (default: every other arm)')
     .option('--json', 'print the numbers as JSON')
+    .option('--no-plan', 'judge which tasks are complete without spec.json\'s plan (a task with no run at all is then not seen)')
     .addHelpText('after', '\nExample:\n  npx task-outcome power bench/task_outcome/pilot/runs.jsonl --effect 0.15 --power 0.8\n')
     .action((target: string, options: PowerCliOptions) => {
-      const input = loadAnalysisInput(target)
-      const { json, ...flags } = options
+      const { json, plan, ...flags } = options
+      const input = loadAnalysisInput(target, { noPlan: plan === false })
       const { settings, expected } = resolveInput(input, flags)
       process.stderr.write(`${input.verification}\n`)
       const results = powerAnalysis(input.records, settings, expected)
@@ -69,6 +80,7 @@ export function registerPower(program: Command): void {
       process.stdout.write(`${results.map(formatPowerAnalysis).join('\n\n')}\n`)
       const floor = exactTestFloor(settings.alpha, settings.treatments.length)
       const needed = results.map((result) => result.tasksNeeded).filter((n): n is number => n !== null)
+      const formula = results.map((result) => result.formulaTasks).filter((n): n is number => n !== null)
       if (needed.length === 0) return
       const count = Math.max(floor, ...needed)
       const draw = confirmatorySelectCommand(path.dirname(path.resolve(input.runsFile)), count)
@@ -76,8 +88,8 @@ export function registerPower(program: Command): void {
         [
           '',
           `confirmatory run: ${count} new task(s)` +
-            (Math.max(...needed) < floor
-              ? ` (raised from ${Math.max(...needed)} to the exact test's floor: below ${floor} task(s) the one-sided exact Wilcoxon test cannot reach p < ${settings.alpha}${settings.treatments.length > 1 ? ` / ${settings.treatments.length} (Holm)` : ''})`
+            (Math.max(...formula) < floor
+              ? ` (raised from ${Math.max(...formula)} to the exact test's floor: below ${floor} task(s) the one-sided exact Wilcoxon test cannot reach p < ${settings.alpha}${settings.treatments.length > 1 ? ` / ${settings.treatments.length} (Holm)` : ''})`
               : ''),
           '  draw them by the same rule and seed from candidates the pilot did not use:',
           `  ${draw.command}`,

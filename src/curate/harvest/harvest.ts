@@ -1,11 +1,11 @@
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
+import { mkdir, readdir, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { checkTestCommand } from '../../oracle/test-command.ts'
-import { openRepository } from '../../workspace/repository.ts'
 import { harvestCommit, type CommitHarvest, type HarvestSetup } from './candidate.ts'
 import { formatCandidatesFile, relativePosix, ruleRecord, type CandidatesFile } from './candidates-file.ts'
-import { mapPool } from './pool.ts'
+import { mapPool } from '../pool.ts'
+import { withRepositoryScratch } from '../scratch.ts'
 import type { HarvestRule } from './rule.ts'
 import { scanHistory } from './scan.ts'
 
@@ -59,9 +59,7 @@ export async function harvest(options: HarvestOptions): Promise<CandidatesFile> 
   const out = path.resolve(options.out)
   const logDir = path.resolve(options.logDir ?? defaultLogDir(out))
   const rev = options.rev ?? 'HEAD'
-  const repository = await openRepository(repo)
-  const workDir = await mkdtemp(path.join(os.tmpdir(), 'task-outcome-harvest-'))
-  try {
+  return withRepositoryScratch(repo, 'harvest', async (repository, workDir) => {
     const scan = await scanHistory(repository.git, options.rule, rev)
     progress(
       `scanned ${scan.scanned} commit(s): ${scan.matched} subject(s) match ${options.rule.subject}, ` +
@@ -130,8 +128,5 @@ export async function harvest(options: HarvestOptions): Promise<CandidatesFile> 
     await writeFile(out, formatCandidatesFile(file))
     progress(`${file.candidates.length} candidate(s), ${file.dropped.length} dropped, ${file.rejected.length} rejected → ${path.relative(process.cwd(), out) || out}`)
     return file
-  } finally {
-    await rm(workDir, { recursive: true, force: true })
-    await repository.dispose()
-  }
+  })
 }

@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto'
-import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
-import os from 'node:os'
+import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { ProblemsError, SpecError } from '../../errors.ts'
-import { openRepository, type OpenRepository } from '../../workspace/repository.ts'
+import type { OpenRepository } from '../../workspace/repository.ts'
 import { harvestCommit, type CommitHarvest, type HarvestSetup } from '../harvest/candidate.ts'
 import { readCandidatesFile, relativePosix, ruleFromRecord, type Candidate, type LoadedCandidates } from '../harvest/candidates-file.ts'
 import { defaultJobs } from '../harvest/harvest.ts'
-import { mapPool } from '../harvest/pool.ts'
+import { mapPool } from '../pool.ts'
+import { withRepositoryScratch } from '../scratch.ts'
 import { commitRoles } from '../harvest/scan.ts'
 import { listTaskDirs } from '../../tasks/load.ts'
 import { EXCLUSION_REASONS, readExclusions, type Exclusion } from './exclusions.ts'
@@ -161,9 +161,7 @@ export async function select(options: SelectOptions): Promise<Selection> {
       `; keeping ${count}`,
   )
 
-  const repository = await openRepository(loaded.repo)
-  const workDir = await mkdtemp(path.join(os.tmpdir(), 'task-outcome-select-'))
-  try {
+  return withRepositoryScratch(loaded.repo, 'select', async (repository, workDir) => {
     const setup: HarvestSetup = {
       repo: loaded.repo,
       repository,
@@ -222,10 +220,7 @@ export async function select(options: SelectOptions): Promise<Selection> {
     await writeFile(path.join(out, 'selection.json'), `${JSON.stringify(selection, null, 2)}\n`)
     progress(`${tasks.length} task folder(s) written to ${options.out}`)
     return selection
-  } finally {
-    await rm(workDir, { recursive: true, force: true })
-    await repository.dispose()
-  }
+  })
 }
 
 /**

@@ -62,6 +62,16 @@ function statusOf(node: XmlNode): TestStatus {
 }
 
 /**
+ * node --test's classname: "test" up to Node 22; from Node 24 a nested
+ * test's classname is the names of the suites around it joined by "."
+ * (`money.currency`; top-level tests keep "test").
+ */
+function isNodeTestClassname(raw: RawCase): boolean {
+  const classname = attr(raw.node, 'classname')
+  return classname === 'test' || (raw.suites.length > 0 && classname === raw.suites.join('.'))
+}
+
+/**
  * Which runner wrote the report. pytest names its suite "pytest"; Vitest
  * names the root "vitest tests"; jest-junit names it "jest tests" and repeats
  * the test's title in its classname; node --test writes the constant
@@ -72,7 +82,7 @@ function detectFormat(root: XmlNode | undefined, suites: readonly XmlNode[], cas
   if (rootName === 'pytest tests' || suites.some((suite) => attr(suite, 'name') === 'pytest')) return 'pytest'
   if (rootName === 'vitest tests') return 'vitest'
   if (rootName === 'jest tests') return 'jest'
-  if (cases.length > 0 && cases.every((c) => attr(c.node, 'classname') === 'test') && rootName === undefined) return 'node'
+  if (rootName === undefined && cases.length > 0 && cases.every((c) => isNodeTestClassname(c))) return 'node'
   if (cases.length > 0 && cases.every((c) => attr(c.node, 'classname') === attr(c.node, 'name'))) return 'jest'
   return 'generic'
 }
@@ -87,11 +97,12 @@ function caseId(format: JUnitFormat, raw: RawCase, options: ParseJUnitOptions): 
     case 'pytest':
       return pytestNodeId(classname, name, options.testFiles ?? [])
     case 'node': {
-      // The classname is always "test"; the nesting comes from the suites (top-level <testsuite>
-      // elements are describe blocks, not files). A test file that
-      // failed to load is reported as one case named by its absolute path (made relative above).
+      // The nesting comes from the suites (top-level <testsuite> elements are describe blocks, not
+      // files). Node 24 adds each case's file; Node 22 has none, so the id leaves it out and a task
+      // harvested on one Node is judged alike on the other. A test file that failed to load is
+      // reported as one case named by its absolute path (made relative above).
       const suites = raw.suites.map((suite) => norm(decodeXmlEntities(suite))).filter((suite) => suite !== '')
-      return joinId(file, [...suites, norm(decodeXmlEntities(attr(raw.node, 'name') ?? ''))].join(NESTING_SEPARATOR))
+      return [...suites, norm(decodeXmlEntities(attr(raw.node, 'name') ?? ''))].join(NESTING_SEPARATOR)
     }
     case 'vitest':
       // The classname is the test file; a file that failed to load is one case named by the file.

@@ -24,6 +24,20 @@ describe('parseJUnit', () => {
     })
   })
 
+  it('reads node --test reports of Node 22 and Node 24 to the same ids (Node 24 adds each case\'s file and names a nested case\'s classname after its suite)', () => {
+    // Real reports of one test file (test/a.test.mjs), written by Node 22.13.0 and Node 24.22.3 in /work/run.
+    const node22 = parseJUnit(fixture('node-22.13.0.xml'), { cwd: '/work/run' })
+    const node24 = parseJUnit(fixture('node-24.22.3.xml'), { cwd: '/work/run' })
+    expect(node24.format).toBe('node')
+    expect(asObject(node24.tests)).toEqual({
+      adds: 'passed',
+      multiplies: 'failed',
+      'money > rounds "half" up': 'passed',
+      'money > currency > keeps the code': 'passed',
+    })
+    expect(asObject(node22.tests)).toEqual(asObject(node24.tests))
+  })
+
   it('reads Vitest reports: "file::describe > test", and a file that failed to load is the file alone', () => {
     const results = parseJUnit(fixture('vitest.xml'), { cwd: '/tmp/junit-src/vitest' })
     expect(results.format).toBe('vitest')

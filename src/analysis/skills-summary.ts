@@ -1,5 +1,5 @@
-import { artifactsPath } from './artifacts.ts'
-import type { RecordedRun } from './record.ts'
+import { artifactsPath } from '../runs/artifacts.ts'
+import type { RecordedRun } from '../runs/record.ts'
 
 /** Aggregates of one (task, condition) or one condition overall. */
 export interface ConditionAggregate {
