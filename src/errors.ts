@@ -43,6 +43,8 @@ export type HarnessFailureReason =
   | 'setup'
   /** The agent reported numbers no real run produces (a cost that is not finite, below a nano-dollar, far above the cap, or $0 at its budget cap). */
   | 'implausible-result'
+  /** A task file or the workspace's template changed under the experiment: it stops, nothing is recorded for the run. */
+  | 'tampered'
 
 /**
  * The run measured nothing: the agent or the harness broke, not the task.

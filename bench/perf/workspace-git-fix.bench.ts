@@ -3,7 +3,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { execa } from 'execa'
 import { Bench } from 'tinybench'
-import { isolatedCommandLine, SANDBOX_HOST_PATH } from '../../src/sandbox/index.ts'
+import { isolatedCommandLine, mountOverlay, SANDBOX_HOST_PATH, type MountedOverlay } from '../../src/sandbox/index.ts'
 import type { GitFixTask } from '../../src/tasks/task.ts'
 import { createGitFixWorkspace } from '../../src/workspace/git-fix.ts'
 import { readerGit } from '../../src/workspace/repository.ts'
@@ -61,6 +61,8 @@ export default async function run(): Promise<void> {
     let clones = 0
     let pending: Workspace | undefined
     const sandboxed: Workspace | undefined = await createGitFixWorkspace(task, place.dir)
+    const template = await parentTemplate(repo, base)
+    let mounted: { overlay: MountedOverlay; dir: string } | undefined
     const bench = new Bench({ time: 4000, iterations: 8, warmupIterations: 1 })
     bench
       .add('git clone (baseline)', async () => {
@@ -73,6 +75,11 @@ export default async function run(): Promise<void> {
         pending = await createGitFixWorkspace(task, place.dir)
         await pending.snapshot()
       }, { afterEach: async () => pending?.dispose() })
+      .add('the overlay mount alone (no template check)', async () => {
+        const dir = await mkdtemp(path.join(place.dir, 'mount-'))
+        const overlay = await mountOverlay({ lower: [template], upper: path.join(dir, 'upper'), work: path.join(dir, 'work'), target: path.join(dir, 'ws') })
+        mounted = { overlay, dir }
+      }, { afterEach: async () => { await mounted?.overlay.release(); await rm(mounted!.dir, { recursive: true, force: true }) } })
       .add('plain copy of the template (sandbox: none)', async () => {
         pending = await createGitFixWorkspace(task, place.dir, { overlay: false })
       }, { afterEach: async () => pending?.dispose() })

@@ -3,6 +3,7 @@ import type { Comparison } from './comparison.ts'
 import { formatNumber, formatP, formatPercent, formatSeeds, formatUsd, formatUsdChange } from './format.ts'
 import { stageLabel } from './labels.ts'
 import type { AnalysisReport } from './report.ts'
+import { integritySentences } from './integrity-summary.ts'
 import { sandboxSentences } from './sandbox-summary.ts'
 import type { RunMeasure } from './secondary.ts'
 import type { SkillCheck } from './skill-checks.ts'
@@ -257,7 +258,7 @@ export function reportDocument(report: AnalysisReport): Block[] {
   blocks.push(...labelBlocks(report))
   if (!report.complete) {
     blocks.push({ kind: 'verdict', verdict: 'no verdict', text: noVerdictSentences(report).join(' ') })
-    return [...blocks, ...missingBlocks(report), ...dataBlocks(report), ...sandboxBlocks(report), ...provenanceBlocks(report), ...contaminationBlocks(report), ...changeLogBlocks(report)]
+    return [...blocks, ...missingBlocks(report), ...dataBlocks(report), ...sandboxBlocks(report), ...integrityBlocks(report), ...provenanceBlocks(report), ...contaminationBlocks(report), ...changeLogBlocks(report)]
   }
   const several = report.comparisons.length > 1
   if (several) {
@@ -289,6 +290,7 @@ export function reportDocument(report: AnalysisReport): Block[] {
     ...secondaryBlocks(report),
     ...dataBlocks(report),
     ...sandboxBlocks(report),
+    ...integrityBlocks(report),
     ...provenanceBlocks(report),
     ...contaminationBlocks(report),
     ...changeLogBlocks(report),
@@ -341,6 +343,17 @@ function provenanceBlocks(report: AnalysisReport): Block[] {
         ['sandbox', versionText(v.sandbox)],
       ],
     },
+  ]
+}
+
+/** The integrity flags: runs whose change can disarm tests (listed, not judged). */
+function integrityBlocks(report: AnalysisReport): Block[] {
+  const [first, ...runs] = integritySentences(report.integrity)
+  if (first === undefined) return []
+  return [
+    { kind: 'heading', level: 2, text: 'Integrity' },
+    { kind: 'paragraph', text: first },
+    { kind: 'list', items: runs.map((line) => line.trim()) },
   ]
 }
 

@@ -3,6 +3,7 @@ import type { Comparison } from './comparison.ts'
 import { formatNumber, formatP, formatPercent, formatSeeds } from './format.ts'
 import { analysisLabels, reportStageLabel } from './document.ts'
 import type { AnalysisReport } from './report.ts'
+import { integritySentences } from './integrity-summary.ts'
 import { sandboxSentences } from './sandbox-summary.ts'
 import { noVerdictSentences, verdictSentence } from './sentences.ts'
 import { listSkillChecks } from './skill-checks.ts'
@@ -28,6 +29,7 @@ function preregistrationLines(report: AnalysisReport): string[] {
   const contamination = contaminationSentence(report)
   return [
     ...sandboxSentences(report.sandbox).map((line) => `  ${line}`),
+    ...integritySentences(report.integrity).map((line) => `  ${line}`),
     ...(contamination === null ? [] : [`  ${contamination}`]),
     ...(changes.length === 0 ? [] : ['  change log:', ...changes.map((line) => `    ${line}`)]),
     ...(earlier === null ? [] : [`  ${earlier}`]),

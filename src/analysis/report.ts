@@ -1,5 +1,6 @@
 import { SpecError, DataError } from '../errors.ts'
 import type { RecordedRun } from '../runs/record.ts'
+import { integritySummary, type IntegritySummary } from './integrity-summary.ts'
 import { sandboxSummary, type SandboxSummary } from './sandbox-summary.ts'
 import { holmAdjust } from '../stats/holm.ts'
 import type { McNemarResult } from '../stats/mcnemar.ts'
@@ -110,6 +111,8 @@ export interface AnalysisReport {
   readonly promptAllowances: readonly PromptAllowanceRow[]
   /** The sandbox the runs ran in (UNSANDBOXED said so) and the runs that tried to reach beyond it. */
   readonly sandbox: SandboxSummary
+  /** Runs whose change carries integrity flags (test-disarming patterns): listed, not judged. */
+  readonly integrity: IntegritySummary
 }
 
 function checkSettings(settings: AnalysisSettings): void {
@@ -199,6 +202,7 @@ export function analyzeRuns(records: readonly RecordedRun[], settings: AnalysisS
       power: null,
       comparisons: [],
       skillChecks: null,
+      integrity: integritySummary(records, arms),
       changeLog: preregistration.changeLog,
       ...additions,
       solvedDifference: null,
@@ -254,6 +258,7 @@ export function analyzeRuns(records: readonly RecordedRun[], settings: AnalysisS
         : { sigma: only.power.sigma, tasksNeeded: only.power.tasksNeeded, minimumTasks: only.power.minimumTasks, tasksUsed: only.power.tasksUsed },
     comparisons,
     skillChecks: skillChecks(table, settings),
+    integrity: integritySummary(records, arms),
     changeLog: preregistration.changeLog,
     ...additions,
     solvedDifference: only?.solved.difference ?? null,

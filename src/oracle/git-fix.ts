@@ -55,6 +55,7 @@ function runTests(task: GitFixTask, copy: string, options: OracleOptions, label:
     home: path.join(options.scratchDir, `${label}-home`),
     ...(options.signal === undefined ? {} : { signal: options.signal }),
     ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }),
+    ...(options.toolchain === undefined ? {} : { pathVariable: options.toolchain.path }),
   })
 }
 

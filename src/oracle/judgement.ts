@@ -1,3 +1,4 @@
+import type { OracleToolchain } from './toolchain.ts'
 import type { OracleResult } from './result.ts'
 
 /**
@@ -24,4 +25,6 @@ export interface OracleOptions {
    * these read-only toolchain folders. Undefined: on the host (UNSANDBOXED).
    */
   readonly sandbox?: { readonly readOnly: readonly string[] }
+  /** The toolchain the harness resolved (its PATH finds the resolved node, python3 and bash first); undefined: the host PATH. */
+  readonly toolchain?: OracleToolchain
 }

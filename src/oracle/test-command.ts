@@ -79,6 +79,8 @@ export interface TestCommandOptions {
   readonly signal?: AbortSignal
   /** Run inside a sandbox without network that sees `cwd`, the report's folder, `home` and these read-only folders. */
   readonly sandbox?: { readonly readOnly: readonly string[] }
+  /** The PATH the command gets (the oracle's resolved toolchain); default: the host's. */
+  readonly pathVariable?: string
 }
 
 /** What one run of a test command produced. */
@@ -118,7 +120,7 @@ export async function runTestCommand(options: TestCommandOptions): Promise<TestC
   await mkdir(options.home, { recursive: true })
   const commandLine = fillTestCommand(options.command, options.testFiles, options.junitFile)
   const started = performance.now()
-  const env = testCommandEnv(options.home)
+  const env = { ...testCommandEnv(options.home), ...(options.pathVariable === undefined ? {} : { PATH: options.pathVariable }) }
   const line =
     options.sandbox === undefined
       ? { file: 'bash', args: ['-c', commandLine], cwd: options.cwd, env }

@@ -1,4 +1,7 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import path from 'node:path'
 import { execa } from 'execa'
+import { restoreProtected } from './protect.ts'
 import { isolatedCommandLine, SANDBOX_HOST_PATH } from '../sandbox/index.ts'
 import type { FolderTask } from '../tasks/task.ts'
 import type { Workspace } from '../workspace/workspace.ts'
@@ -12,13 +15,30 @@ export const VERIFY_TIMEOUT_EXIT = 124
  * so the agent cannot edit it), run with the workspace as working directory.
  * Sandboxed, it runs inside the workspace's overlay with no network, seeing
  * the script itself read-only and nothing else of the task. Exit 0 means solved.
+ *
+ * A task whose metadata names `protect` globs is judged on a copy of the
+ * workspace with those paths restored from `starting/`: the data and
+ * configuration `verify.sh` reads are the task's, not what the agent left.
  */
 export async function runVerifyScript(task: FolderTask, workspace: Workspace, options: OracleOptions): Promise<OracleJudgement> {
-  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: options.scratchDir, LANG: 'C.UTF-8' }
+  if (task.metadata.protect.length === 0) return verifyIn(task, workspace, options, '')
+  const copy = await mkdtemp(path.join(options.scratchDir, 'verify-'))
+  try {
+    await execa('cp', ['-a', `${workspace.dir}/.`, `${copy}/`], { stdin: 'ignore' })
+    const restored = await restoreProtected(copy, task.startingDir, task.metadata.protect)
+    const note = `[task-outcome oracle] verify.sh ran on a copy with the protected paths (${task.metadata.protect.join(', ')}) restored from starting/: ${restored.length === 0 ? 'none found' : restored.join(', ')}\n`
+    return await verifyIn(task, { ...workspace, dir: copy, agentDir: copy, overlay: undefined }, options, note)
+  } finally {
+    await rm(copy, { recursive: true, force: true })
+  }
+}
+
+async function verifyIn(task: FolderTask, workspace: Workspace, options: OracleOptions, note: string): Promise<OracleJudgement> {
+  const env = { PATH: options.toolchain?.path ?? process.env.PATH ?? '/usr/bin:/bin', HOME: options.scratchDir, LANG: 'C.UTF-8' }
   const overlay = workspace.overlay
   const line =
     options.sandbox === undefined
-      ? { file: 'bash', args: [task.verifyScript], cwd: workspace.dir, env }
+      ? { file: options.toolchain?.binaries.bash ?? 'bash', args: [task.verifyScript], cwd: workspace.dir, env }
       : {
           ...isolatedCommandLine(
             {
@@ -41,5 +61,5 @@ export async function runVerifyScript(task: FolderTask, workspace: Workspace, op
     stdin: 'ignore',
   })
   const verifyExit = result.timedOut ? VERIFY_TIMEOUT_EXIT : (result.exitCode ?? 1)
-  return { solved: verifyExit === 0, oracle: { verifyExit }, stdout: result.stdout, stderr: result.stderr }
+  return { solved: verifyExit === 0, oracle: { verifyExit }, stdout: result.stdout, stderr: `${note}${result.stderr}` }
 }

@@ -13,6 +13,10 @@ import { applyArmSetup } from '../workspace/setup.ts'
 import { cachedSkillLibrary, installSkills, resolveArmSkills, skillsDirFor } from '../workspace/skills.ts'
 import { artifactsPath, transcriptPath } from './artifacts.ts'
 import { checkReportedNumbers } from './plausibility.ts'
+import { TaskGuard } from './task-guard.ts'
+import { scanForDisarming } from '../oracle/disarming.ts'
+import { oracleToolchain, type OracleToolchain } from '../oracle/toolchain.ts'
+import { templateRoot } from '../workspace/template.ts'
 import { RunSandbox, type SandboxDenials } from '../sandbox/index.ts'
 import type { HarnessRetry, RunRecord } from './record.ts'
 import { experimentSandboxVersion, runReadOnlyMounts } from './sandbox.ts'
@@ -34,6 +38,8 @@ export interface RunContext {
   readonly signal?: AbortSignal
   /** Where workspaces go (default: the system temp folder). */
   readonly workspaceRoot?: string
+  /** The task folder's files as the spec manifest locked them (SHA-256 by path relative to the project root); default: as they are when the run starts. */
+  readonly taskFiles?: Readonly<Record<string, string>>
   /** Injected for tests: waits between attempts. */
   readonly sleep?: (ms: number) => Promise<void>
 }
@@ -43,6 +49,8 @@ export interface TrialResult {
   readonly agent: AgentRunResult
   /** `versions.sandbox`: the sandbox the run's processes ran in, or UNSANDBOXED. */
   readonly sandboxVersion: string
+  /** The oracle's toolchain (`versions.toolchain`). */
+  readonly toolchain: string
   /** What the sandbox refused (null when UNSANDBOXED). */
   readonly sandbox: SandboxDenials | null
   readonly judgement: OracleJudgement
@@ -87,16 +95,19 @@ export async function runTrial(context: RunContext, artifactsDir: string): Promi
   const sandboxVersion = await experimentSandboxVersion(experiment.spec)
   const sandboxed = experiment.spec.sandbox !== 'none'
   const workspaceRoot = context.workspaceRoot ?? defaultWorkspaceRoot()
+  const toolchain = await experimentToolchain(experiment, workspaceRoot)
   await mkdir(workspaceRoot, { recursive: true })
   const scratch = await mkdtemp(path.join(workspaceRoot, 'run-'))
   const home = path.join(scratch, 'home')
   await mkdir(home, { recursive: true })
   await mkdir(artifactsDir, { recursive: true })
+  const guard = await TaskGuard.beforeRun(task, experiment.root, context.taskFiles)
   const workspace = await createWorkspace(task, workspaceRoot, { overlay: sandboxed }).catch((error: unknown) => {
     throw error instanceof HarnessFailure ? error : new HarnessFailure('setup', `${task.id}: making the workspace failed: ${String(error)}`, { cause: error })
   })
   let sandbox: RunSandbox | undefined
   try {
+    await guard.watchTemplate(workspace.template)
     const armPath = armSpec.setup.path.map((dir) => path.resolve(experiment.dir, dir))
     const env = buildAgentEnv({
       host: process.env,
@@ -109,7 +120,9 @@ export async function runTrial(context: RunContext, artifactsDir: string): Promi
     })
     const readOnly = runReadOnlyMounts(env.PATH, { projectRoot: experiment.root, workspaceRoot }, armPath)
     if (experiment.spec.sandbox !== 'none') {
-      sandbox = await RunSandbox.open({ allow: experiment.spec.sandbox.allow, writable: [home], readOnly, ...(workspace.overlay === undefined ? {} : { overlay: workspace.overlay }) })
+      // Without an overlay (a machine that cannot mount one), the workspace is a plain copy bound in read-write.
+      const writable = workspace.overlay === undefined ? [home, workspace.agentDir] : [home]
+      sandbox = await RunSandbox.open({ allow: experiment.spec.sandbox.allow, writable, readOnly, ...(workspace.overlay === undefined ? {} : { overlay: workspace.overlay }) })
     }
     const skills = await installConditionSkills(context, workspace.dir)
     await applyArmSetup(arm, armSpec.setup, {
@@ -142,21 +155,33 @@ export async function runTrial(context: RunContext, artifactsDir: string): Promi
     if (denials !== null && denials.examples.length > 0) await writeFile(path.join(artifactsDir, 'sandbox-denials.txt'), `${denials.examples.join('\n')}\n`)
     checkManipulation(arm, armSpec.hooks, agentResult)
     const changedFiles = await workspace.changedFiles()
+    const integrityFlags = await scanForDisarming(workspace.dir, changedFiles)
     await writeFile(path.join(artifactsDir, 'diff.patch'), await workspace.diff())
+    await guard.beforeOracle()
     const judgement = await judge(task, workspace, {
       timeoutMs: experiment.spec.oracleTimeoutSeconds * 1000,
       scratchDir: scratch,
       ...(context.signal === undefined ? {} : { signal: context.signal }),
-      ...(sandbox === undefined ? {} : { sandbox: { readOnly } }),
+      ...(sandbox === undefined ? {} : { sandbox: { readOnly: [...readOnly, ...Object.values(toolchain.binaries).map((file) => path.dirname(file))] } }),
+      toolchain,
     })
     await writeFile(path.join(artifactsDir, 'oracle.stdout.txt'), judgement.stdout)
     await writeFile(path.join(artifactsDir, 'oracle.stderr.txt'), judgement.stderr)
-    return { agent: agentResult, sandboxVersion, sandbox: denials, judgement, changedFiles, ...(skills === undefined ? {} : { skills }) }
+    return { agent: agentResult, sandboxVersion, toolchain: toolchain.label, sandbox: denials, judgement, changedFiles, integrityFlags, ...(skills === undefined ? {} : { skills }) }
   } finally {
     await sandbox?.close()
     await workspace.dispose()
     await rm(scratch, { recursive: true, force: true })
   }
+}
+
+/**
+ * The oracle's toolchain for an experiment's runs, resolved once per process
+ * before the first oracle: PATH entries inside the project, the workspace
+ * roots and the templates (and any node_modules/.bin) never supply it.
+ */
+export function experimentToolchain(experiment: LoadedExperiment, workspaceRoot: string = defaultWorkspaceRoot()): Promise<OracleToolchain> {
+  return oracleToolchain(process.env.PATH, [...new Set([experiment.root, workspaceRoot, defaultWorkspaceRoot(), templateRoot()])])
 }
 
 /** The manipulation check: a run of an arm with hooks in which none of them fired measured nothing. */
@@ -207,6 +232,7 @@ export function buildRecord(context: RunContext, trial: TrialResult, retries: Ha
       tool: armSpec.tool === undefined ? null : `${armSpec.tool.name}@${armSpec.tool.version}`,
       node: process.version,
       sandbox: trial.sandboxVersion,
+      toolchain: trial.toolchain,
     },
     sandbox: trial.sandbox === null ? null : { denied: trial.sandbox.denied, examples: trial.sandbox.examples.slice(0, 5) },
     transcript,

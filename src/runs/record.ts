@@ -41,6 +41,8 @@ export const VersionsSchema = z.strictObject({
   node: z.string(),
   /** The sandbox every agent process ran in (`bubblewrap 0.8.0`), or `none (UNSANDBOXED)`. */
   sandbox: z.string(),
+  /** The oracle's toolchain, resolved by the harness to absolute paths: `node v24.1.0 /usr/bin/node; python3 3.11.2 /usr/bin/python3.11; bash 5.2.15 /usr/bin/bash`. */
+  toolchain: z.string(),
 })
 export type Versions = z.infer<typeof VersionsSchema>
 

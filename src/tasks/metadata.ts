@@ -20,6 +20,14 @@ export const FolderMetadataSchema = z.strictObject({
   category: z.string().min(1),
   difficulty: z.enum(['easy', 'medium', 'hard']),
   notes: z.string().optional(),
+  /**
+   * Globs (relative to `starting/`, picomatch syntax, dotfiles included) of the
+   * files `verify.sh` reads but the fix must not change: its data, its
+   * configuration. The oracle restores them from `starting/` on its copy of
+   * the workspace before `verify.sh` runs, so an agent that edits the data
+   * instead of the code does not pass.
+   */
+  protect: z.array(z.string().min(1)).default([]),
 })
 export type FolderMetadata = z.infer<typeof FolderMetadataSchema>
 

@@ -5,7 +5,7 @@ import type { Agent } from '../agents/types.ts'
 import { HarnessFailure, SpecError } from '../errors.ts'
 import { canonicalJson } from '../experiment/hash.ts'
 import { resolveExperiment, type LoadedExperiment } from '../experiment/load.ts'
-import { armAgentSpec, executeRun } from '../runs/execute.ts'
+import { armAgentSpec, executeRun, experimentToolchain } from '../runs/execute.ts'
 import { experimentSandboxVersion } from '../runs/sandbox.ts'
 import { caseName } from '../runs/plan.ts'
 import { runSummary } from '../runs/summary.ts'
@@ -60,6 +60,7 @@ export function declareTaskRuns(experimentModule: Record<string, unknown>, paylo
             tool: armSpec.tool === undefined ? null : `${armSpec.tool.name}@${armSpec.tool.version}`,
             node: process.version,
             sandbox: await experimentSandboxVersion(experiment.spec),
+            toolchain: (await experimentToolchain(experiment)).label,
           },
           runsFile,
         )
@@ -106,6 +107,7 @@ export function declareTaskRuns(experimentModule: Record<string, unknown>, paylo
           seed: run.seed,
           order: run.order,
           specSha256: payload.specSha256,
+          taskFiles: payload.taskFiles,
           agent,
           agentVersion: version,
           signal: context.signal,

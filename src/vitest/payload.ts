@@ -5,6 +5,8 @@ import type { Outcome, Versions } from '../runs/record.ts'
 export interface TaskModulePayload {
   readonly experiment: { readonly file: string; readonly exportName: string; readonly root: string }
   readonly taskDir: string
+  /** The task folder's files as the spec manifest locked them: checked before every run and every oracle. */
+  readonly taskFiles: Readonly<Record<string, string>>
   readonly specSha256: string
   /** The task's runs in their seeded order; `recorded` is set for runs already in runs.jsonl. */
   readonly runs: ReadonlyArray<PlannedRun & { readonly recorded: { readonly outcome: Outcome; readonly costUsd: number } | null }>

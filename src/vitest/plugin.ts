@@ -104,6 +104,12 @@ function neverCacheTaskModules(context: CacheKeyContext, isTask: (id: string) =>
   define?.(({ id }) => (isTask(id) ? false : undefined))
 }
 
+/** The spec manifest's entries for one task folder (paths relative to the project root). */
+function taskManifest(files: Readonly<Record<string, string>>, taskDir: string): Record<string, string> {
+  const prefix = `${taskDir.split(path.sep).join('/')}/`
+  return Object.fromEntries(Object.entries(files).filter(([file]) => file.startsWith(prefix)))
+}
+
 /**
  * The task-outcome Vite plugin for one experiment. In Vitest's main process it
  * refuses options that would bias the measurement, switches watch mode off,
@@ -161,6 +167,7 @@ export function taskOutcomePlugin(experiment: LoadedExperiment): Plugin {
       const payload: TaskModulePayload = {
         experiment: { file: experiment.file, exportName: experiment.exportName, root: experiment.root },
         taskDir: path.dirname(file),
+        taskFiles: taskManifest(prepared.manifest.files, path.relative(experiment.root, path.dirname(file))),
         specSha256: prepared.specSha256,
         runs: prepared.plan
           .filter((run) => run.task === taskId)

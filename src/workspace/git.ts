@@ -36,25 +36,3 @@ export async function commitAll(dir: string, message: string): Promise<string> {
   await git.raw(['commit', '-q', '--allow-empty', '--no-verify', '-m', message])
   return (await git.revparse(['HEAD'])).trim()
 }
-
-/** Stages everything in the working tree and returns its tree id (without committing). */
-export async function stagedTree(dir: string): Promise<string> {
-  const git = harnessGit(dir)
-  await git.add(['-A', '.'])
-  return (await git.raw(['write-tree'])).trim()
-}
-
-/** Files that differ between a tree and the working tree (everything staged first), sorted. */
-export async function changedSince(dir: string, tree: string): Promise<string[]> {
-  const git = harnessGit(dir)
-  await git.add(['-A', '.'])
-  const out = await git.raw(['diff', '--cached', '--name-only', '--no-renames', '-z', tree])
-  return out.split('\0').filter((name) => name !== '').sort()
-}
-
-/** The unified diff between a tree and the working tree (everything staged first). */
-export async function diffSince(dir: string, tree: string): Promise<string> {
-  const git = harnessGit(dir)
-  await git.add(['-A', '.'])
-  return git.raw(['diff', '--cached', '--binary', '--no-renames', tree])
-}

@@ -1,6 +1,6 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises'
 import path from 'node:path'
-import { mountOverlay } from '../sandbox/index.ts'
+import { mountOverlay, type MountedOverlay } from '../sandbox/index.ts'
 import type { Task } from '../tasks/task.ts'
 import { readChanges, snapshotTrees, type Change, type Snapshot, type WorkspaceTrees } from './changes.ts'
 import { diffChanges } from './diff.ts'
@@ -13,6 +13,28 @@ export interface LayeredWorkspaceOptions {
   readonly overlay: boolean
 }
 
+let warned = false
+
+/**
+ * The overlay, or undefined where this machine cannot mount one without
+ * privileges (kernels before 5.11, some file systems), or where
+ * `TASK_OUTCOME_OVERLAY=off` says not to try: the workspace is then a plain
+ * copy, still bound into the sandbox (slower to make, as isolated).
+ */
+async function overlayOrNothing(template: string, root: string, target: string): Promise<MountedOverlay | undefined> {
+  if (process.env.TASK_OUTCOME_OVERLAY === 'off') return undefined
+  try {
+    return await mountOverlay({ lower: [template], upper: path.join(root, 'upper'), work: path.join(root, 'work'), target })
+  } catch (error) {
+    if (!warned) process.stderr.write(`task-outcome: ${(error as Error).message}; workspaces are plain copies of the template instead (still sandboxed)\n`)
+    warned = true
+    await rm(path.join(root, 'upper'), { recursive: true, force: true })
+    await rm(path.join(root, 'work'), { recursive: true, force: true })
+    await rm(target, { recursive: true, force: true })
+    return undefined
+  }
+}
+
 /**
  * A workspace over a template: an overlay (upper layer `upper/`, mount point
  * `ws/`) or a copy (`ws/`), in a fresh folder under `parentDir`.
@@ -21,9 +43,7 @@ export async function layeredWorkspace(task: Task, template: string, parentDir: 
   const root = await mkdtemp(path.join(parentDir, `${task.id}-`))
   const target = path.join(root, 'ws')
   try {
-    const overlay = options.overlay
-      ? await mountOverlay({ lower: [template], upper: path.join(root, 'upper'), work: path.join(root, 'work'), target })
-      : undefined
+    const overlay = options.overlay ? await overlayOrNothing(template, root, target) : undefined
     if (overlay === undefined) {
       await mkdir(target)
       await copyTemplate(template, target)

@@ -42,7 +42,7 @@ test('report.json keeps DESIGN\'s fields, in DESIGN\'s order, before the additio
   const json = JSON.parse(renderReportFiles(analyzeRuns(records, settings(), expected))['report.json']) as Record<string, unknown>
   expect(Object.keys(json)).toEqual([
     'experiment', 'stage', 'specSha256', 'versions', 'sandbox', 'complete', 'missing', 'missingRuns', 'tasks', 'seeds', 'arms',
-    'primary', 'solved', 'mcnemar', 'effect', 'hodgesLehmann', 'decision', 'secondary', 'power', 'comparisons', 'skillChecks', 'changeLog',
+    'primary', 'solved', 'mcnemar', 'effect', 'hodgesLehmann', 'decision', 'secondary', 'power', 'comparisons', 'skillChecks', 'integrity', 'changeLog',
     'analysis', 'control', 'treatments', 'designChecks', 'planned', 'parameters', 'unexpected', 'unexpectedRuns', 'armsWithoutRuns',
     'tasksWithoutRuns', 'seedsMissingEverywhere', 'solvedDifference', 'earlierSpecs', 'contamination', 'promptAllowances',
   ])

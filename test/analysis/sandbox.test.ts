@@ -11,7 +11,7 @@ import { experimentRecords, settings } from './records.ts'
 function withSandbox(records: RecordedRun[], version: string, denied: (record: RecordedRun) => number): RecordedRun[] {
   return records.map((record) => ({
     ...record,
-    versions: { harness: '0.1.0', agent: 'a', model: null, tool: null, node: 'v20', sandbox: version },
+    versions: { harness: '0.1.0', agent: 'a', model: null, tool: null, node: 'v20', sandbox: version, toolchain: 'node v20 /usr/bin/node' },
     sandbox: version.startsWith('none') ? null : { denied: { read: null, write: null, network: denied(record) }, examples: denied(record) > 0 ? ['CONNECT github.com:443'] : [] },
   }))
 }

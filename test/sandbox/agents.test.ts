@@ -55,6 +55,13 @@ describe('inside the sandbox, against the scripted model', () => {
     await solvesInSandbox(new ClaudeCodeAgent(AgentSpecSchema.parse({ kind: 'claude-code', model: 'claude-sonnet-4-5', options: { scriptedModel: { wrongEditRate: 0 } } }), { experimentDir: folders.root }))
   })
 
+  it("claude-code reads a settings file the experiment names from the project (that file alone is mounted)", async () => {
+    const { writeFile } = await import('node:fs/promises')
+    await writeFile(path.join(folders.root, 'claude-settings.json'), '{ "env": { "TASK_OUTCOME_FROM_SETTINGS": "1" } }\n')
+    const spec = AgentSpecSchema.parse({ kind: 'claude-code', model: 'claude-sonnet-4-5', options: { scriptedModel: { wrongEditRate: 0 }, settings: 'claude-settings.json' } })
+    await solvesInSandbox(new ClaudeCodeAgent(spec, { experimentDir: folders.root }))
+  })
+
   // On this machine Codex's own apply_patch leaves the file unchanged outside the sandbox too (test/agents/codex's
   // edit tests fail the same way on main, before the sandbox): here the whole session through the sandbox is checked.
   it('codex runs a whole session', async () => {

@@ -28,6 +28,15 @@ export interface HostileProject {
   run(seed?: number): Promise<{ record: RunRecord; transcript: string; artifacts: string }>
 }
 
+/** How the project's experiment differs from the default. */
+export interface HostileOptions {
+  readonly agentOptions?: Record<string, unknown>
+  readonly sandbox?: unknown
+  readonly timeoutSeconds?: number
+  /** Arm `a`'s setup commands (run before the agent, in the same sandbox). */
+  readonly setupCommands?: readonly string[]
+}
+
 /** Where things are, for a script that goes looking for them. */
 export interface HostilePaths {
   /** The project root (tasks/, out/). */
@@ -37,7 +46,7 @@ export interface HostilePaths {
 }
 
 /** Makes the project; `script` gives the agent's body (bash), `RESULT_LINE` is appended. */
-export async function hostileProject(script: string | ((paths: HostilePaths) => string), options: { agentOptions?: Record<string, unknown>; sandbox?: unknown; timeoutSeconds?: number } = {}): Promise<HostileProject> {
+export async function hostileProject(script: string | ((paths: HostilePaths) => string), options: HostileOptions = {}): Promise<HostileProject> {
   const root = await mkdtemp(path.join(os.tmpdir(), 'hostile-project-'))
   const workspaceRoot = await mkdtemp(path.join(os.tmpdir(), 'hostile-workspaces-'))
   return openProject(root, workspaceRoot, script, options, true)
@@ -58,7 +67,7 @@ async function openProject(
   root: string,
   workspaceRoot: string,
   script: string | ((paths: HostilePaths) => string),
-  options: { agentOptions?: Record<string, unknown>; sandbox?: unknown; timeoutSeconds?: number },
+  options: HostileOptions,
   write: boolean,
 ): Promise<HostileProject> {
   const setDir = path.join(root, 'tasks', 'fixture')
@@ -76,12 +85,12 @@ async function writeProject(root: string, workspaceRoot: string, setDir: string,
   await chmod(agentFile, 0o755)
 }
 
-async function projectOf(root: string, workspaceRoot: string, setDir: string, options: { agentOptions?: Record<string, unknown>; sandbox?: unknown; timeoutSeconds?: number }): Promise<HostileProject> {
+async function projectOf(root: string, workspaceRoot: string, setDir: string, options: HostileOptions): Promise<HostileProject> {
   const spec = {
     name: 'hostile',
     stage: 'example',
     agent: { kind: 'command', bin: './agent.sh', options: { allowZeroCost: true, killGraceSeconds: 0.2, ...options.agentOptions } },
-    arms: { a: {}, b: {} },
+    arms: { a: options.setupCommands === undefined ? {} : { setup: { commands: options.setupCommands } }, b: {} },
     control: 'a',
     budgetUsd: 0.5,
     timeoutSeconds: options.timeoutSeconds ?? 60,

@@ -25,6 +25,29 @@ echo "PARENT $(readlink /proc/$PPID/cwd)"`)
     expect(tagged(transcript, 'PARENT ')[0]).not.toContain(project.root)
   })
 
+  test("runs the arm's setup commands in the same sandbox: they do not see the project either", async () => {
+    const project = await hostileProject('echo "SETUP $(cat setup-saw.txt)"', {
+      setupCommands: ['if find / -xdev \\( -name verify.sh -o -name solve.sh \\) 2>/dev/null | grep -q .; then echo seen; else echo unseen; fi > setup-saw.txt'],
+    })
+    const { transcript, record } = await project.run()
+    expect(tagged(transcript, 'SETUP ')).toEqual(['unseen'])
+    expect(record.changedFiles).toEqual([])
+  })
+
+  test('where no overlay can be mounted, works in a plain copy of the template, just as sandboxed', async () => {
+    process.env.TASK_OUTCOME_OVERLAY = 'off'
+    try {
+      const project = await hostileProject('find / -xdev \\( -name verify.sh -o -name solve.sh \\) 2>/dev/null | sed "s/^/FOUND /"\necho right > value.txt')
+      const { transcript, record } = await project.run()
+      expect(tagged(transcript, 'FOUND ')).toEqual([])
+      expect(record.versions.sandbox).toMatch(/^bubblewrap /)
+      expect(record.changedFiles).toEqual(['value.txt'])
+      expect(record.solved).toBe(true)
+    } finally {
+      delete process.env.TASK_OUTCOME_OVERLAY
+    }
+  })
+
   test("sees in /proc only its own run's processes, never the harness's", async () => {
     const project = await hostileProject(`for p in /proc/[0-9]*; do echo "PROC $(basename $p) $(tr '\\0' ' ' < $p/cmdline)"; done`)
     const { transcript } = await project.run()

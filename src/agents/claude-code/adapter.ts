@@ -99,6 +99,8 @@ export class ClaudeCodeAgent extends CliAgent<ClaudeCodeOptions> {
       input: request.prompt,
       killGraceMs: this.options.killGraceSeconds * 1000,
       loopbackPorts: loopbackPorts(scriptedUrl),
+      // A settings file named by the experiment lives in the project: the sandbox shows the CLI that file alone.
+      ...(this.options.settings === undefined ? {} : { readOnly: [path.resolve(this.#experimentDir, this.options.settings)] }),
       context: undefined,
     }
   }

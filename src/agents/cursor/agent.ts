@@ -92,7 +92,7 @@ export class CursorAgent extends CliAgent<CursorOptions, { readonly nodeVersion:
     const node = await this.#nodeVersion(env)
     if (nodeTooOld(node)) {
       throw new SpecError(
-        `the cursor agent needs Node >= ${CURSOR_MIN_NODE.join('.')} (@cursor/sdk's engines; on Node ${node} its native tree-sitter binding segfaults when a local session starts): set agent.options.node to a newer Node executable`,
+        `the cursor agent needs Node >= ${CURSOR_MIN_NODE.join('.')} (the oldest Node tested to run @cursor/sdk's local sessions; on Node ${node} its native tree-sitter binding segfaults when a local session starts): set agent.options.node to a newer Node executable`,
       )
     }
     return this.readVersion()

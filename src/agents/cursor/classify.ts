@@ -14,8 +14,12 @@ export interface CursorExit extends SessionEnd {
   readonly nodeVersion: string
 }
 
-/** `@cursor/sdk` 1.0.31's `engines.node`. */
-export const CURSOR_MIN_NODE = [22, 13] as const
+/**
+ * The oldest Node on which `@cursor/sdk` 1.0.31 runs a local session. Its
+ * `engines.node` says 22.13, but its native tree-sitter binding segfaults on
+ * 22.13.0 as on Node 20 (tested here); 22.23.5 and 24.22.3 run it.
+ */
+export const CURSOR_MIN_NODE = [22, 23] as const
 
 /** True when `version` (e.g. `20.20.2`) is older than the SDK's minimum. */
 export function nodeTooOld(version: string): boolean {
@@ -47,7 +51,7 @@ const CURSOR_RULES: SessionRules<CursorStream, CursorExit> = {
     return last === undefined ? { lastError: null } : { lastError: last.message, reason: cursorErrorReason(last) === 'auth' ? 'auth' : 'api-error' }
   },
   // An SDK error (thrown, or an unhandled rejection) is a failure whatever `wait()` said; a runner that died
-  // on a signal crashed (on Node older than 22.13 the SDK's native tree-sitter binding segfaults as soon as
+  // on a signal crashed (on Node older than 22.23 the SDK's native tree-sitter binding segfaults as soon as
   // a local session starts).
   crashed: (stream, exit) => {
     if (exit.signal !== null || (exit.exitCode !== null && exit.exitCode > 128)) {

@@ -8,7 +8,7 @@ export const CursorOptionsSchema = z.strictObject({
   backendUrl: z.url().optional(),
   /** `local.settingSources`: which Cursor settings (rules, hooks) the agent loads. Default: the workspace's and the run HOME's. */
   settingSources: z.array(z.enum(['project', 'user', 'team', 'mdm', 'plugins', 'all'])).default(['project', 'user']),
-  /** The Node executable that runs the SDK (default: the harness's own). @cursor/sdk 1.0.31 needs Node >= 22.13. */
+  /** The Node executable that runs the SDK (default: the harness's own). @cursor/sdk 1.0.31 needs Node >= 22.23 (its native binding crashes on 22.13.0). */
   node: z.string().min(1).optional(),
   /** The price table's name for the model, when it differs from `agent.model` (Cursor's ids rarely match it). */
   priceModel: z.string().min(1).optional(),

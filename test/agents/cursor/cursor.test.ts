@@ -21,9 +21,10 @@ import { failureOf } from '../../helpers/harness-failure.ts'
 //     Connect-RPC protocol (protobuf `agent.v1` messages over RunSSE/HTTP2) with no public
 //     specification. The scripted model server speaks public model APIs (Anthropic, OpenAI
 //     Responses, Gemini); it cannot stand in for Cursor's backend.
-//  2. @cursor/sdk declares node >= 22.13 and its native tree-sitter binding segfaults on Node 20
-//     as soon as a local session starts (a test below shows it there). On Node >= 22.13 (CI runs
-//     22.13.0 and 24) a local session starts and reaches the agent loop's RunSSE call on 127.0.0.1.
+//  2. @cursor/sdk declares node >= 22.13, but its native tree-sitter binding segfaults as soon as a
+//     local session starts on Node 20 and on 22.13.0 too (a test below shows it there). On 22.23.5
+//     and 24.22.3 a local session starts and reaches the agent loop's RunSSE call on 127.0.0.1. CI
+//     runs 22.13.0 (the crash) and 24 (the session).
 // So the success path (tokens from turn-ended usage, tool calls before the first edit) is tested
 // on a hand-written stream checked against the SDK's own schema, in stream.test.ts.
 
@@ -122,7 +123,7 @@ describe('cursor through the real SDK, against 127.0.0.1', () => {
       const failure = await failureOf(agent(scripted.url).run(runRequest(folders, { env: withKey })))
       expect(failure.reason).toBe('crash')
       expect(failure.retryable).toBe(false)
-      expect(failure.message).toMatch(/SIGSEGV.*@cursor\/sdk needs Node >= 22\.13/)
+      expect(failure.message).toMatch(/SIGSEGV.*@cursor\/sdk needs Node >= 22\.23/)
       // The SDK got as far as creating the agent: the key exchange and the model list were real.
       const transcript = await readFile(folders.transcriptPath)
       expect(transcript.toString()).toMatch(/"tag":"created"/)
@@ -133,7 +134,7 @@ describe('cursor through the real SDK, against 127.0.0.1', () => {
   )
 
   it.skipIf(nodeTooOld(process.versions.node))(
-    `on Node >= 22.13 a local session starts (the native binding loads) and reaches Cursor's agent loop on 127.0.0.1; without that backend the run ends in the SDK's own error, the harness unharmed${nodeTooOld(process.versions.node) ? ` (skipped: this is Node ${process.versions.node}, and @cursor/sdk needs Node >= 22.13)` : ''}`,
+    `on Node >= 22.23 a local session starts (the native binding loads) and reaches Cursor's agent loop on 127.0.0.1; without that backend the run ends in the SDK's own error, the harness unharmed${nodeTooOld(process.versions.node) ? ` (skipped: this is Node ${process.versions.node}, and @cursor/sdk's local session needs Node >= 22.23)` : ''}`,
     async () => {
       // The front door, and every other backend call answered 404: the agent loop (RunSSE) has no server here.
       const everything: ProtocolHandler = { ...cursorFrontDoor, name: 'cursor-backend-absent', route: () => 'model', handle(exchange, context) {

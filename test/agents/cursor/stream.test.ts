@@ -19,7 +19,7 @@ const exited = (exitCode: number | null, extra: Partial<CursorExit> = {}): Curso
   timedOut: false,
   aborted: false,
   stderr: '',
-  nodeVersion: '22.13.0',
+  nodeVersion: '22.23.5',
   ...extra,
 })
 
@@ -109,13 +109,14 @@ describe('sessions built from the synthetic one', () => {
     const failure = failureOf(() => classifyCursorSession(readCursorStream(session.slice(0, 1)), exited(null, { signal: 'SIGSEGV', nodeVersion: '20.20.2' })))
     expect(failure.reason).toBe('crash')
     expect(failure.retryable).toBe(false)
-    expect(failure.message).toMatch(/Node 20\.20\.2; @cursor\/sdk needs Node >= 22\.13/)
+    expect(failure.message).toMatch(/Node 20\.20\.2; @cursor\/sdk needs Node >= 22\.23/)
   })
 
   it('knows which Node versions are too old', () => {
     expect(nodeTooOld('20.20.2')).toBe(true)
     expect(nodeTooOld('22.12.0')).toBe(true)
-    expect(nodeTooOld('v22.13.0')).toBe(false)
+    expect(nodeTooOld('v22.13.0')).toBe(true)
+    expect(nodeTooOld('v22.23.5')).toBe(false)
     expect(nodeTooOld('24.1.0')).toBe(false)
   })
 })

@@ -1,0 +1,162 @@
+import { createHash } from 'node:crypto'
+import { lstat, readdir, readFile, readlink } from 'node:fs/promises'
+import path from 'node:path'
+import { HarnessFailure } from '../errors.ts'
+import type { Task } from '../tasks/task.ts'
+import { openRepository } from '../workspace/repository.ts'
+
+/**
+ * Hashes before every run and before every oracle: the task folder's files
+ * against the spec manifest, and the workspace's template by its content
+ * (every file's git blob hash and mode) against what it was made from (the
+ * fix's parent commit in the source repository, or the task's `starting/`).
+ * Between the two checks every file's change time must stand still, so a file
+ * changed and put back during the run is found too. Any difference stops the
+ * experiment (`HarnessFailure('tampered')`, never retried) naming the file;
+ * the run is not recorded.
+ */
+
+/** One file as a tree lists it: git's mode and blob hash. */
+interface Entry {
+  readonly mode: string
+  readonly blob: string
+}
+
+function blobSha(bytes: Buffer | string): string {
+  const content = typeof bytes === 'string' ? Buffer.from(bytes) : bytes
+  return createHash('sha1').update(`blob ${content.length}\0`).update(content).digest('hex')
+}
+
+/** The files below `dir` (`.git/` left out) as git would list them, and each one's change time. */
+async function treeOf(dir: string): Promise<{ entries: Map<string, Entry>; ctimes: Map<string, bigint> }> {
+  const entries = new Map<string, Entry>()
+  const ctimes = new Map<string, bigint>()
+  const found = await readdir(dir, { recursive: true, withFileTypes: true })
+  for (const dirent of found) {
+    if (dirent.isDirectory()) continue
+    const file = path.join(dirent.parentPath, dirent.name)
+    const relative = path.relative(dir, file).split(path.sep).join('/')
+    if (relative === '.git' || relative.startsWith('.git/')) continue
+    const info = await lstat(file, { bigint: true })
+    ctimes.set(relative, info.ctimeNs)
+    if (info.isSymbolicLink()) entries.set(relative, { mode: '120000', blob: blobSha(await readlink(file)) })
+    else entries.set(relative, { mode: (info.mode & 0o111n) !== 0n ? '100755' : '100644', blob: blobSha(await readFile(file)) })
+  }
+  return { entries, ctimes }
+}
+
+/** `git ls-tree -r` of a commit in its source repository (submodules left out). */
+async function commitTree(repo: string, commit: string): Promise<Map<string, Entry>> {
+  const repository = await openRepository(repo)
+  try {
+    const listing = await repository.git.raw(['ls-tree', '-r', '-z', '--full-tree', commit])
+    const entries = new Map<string, Entry>()
+    for (const line of listing.split('\0')) {
+      const match = /^(\d+) (\w+) ([0-9a-f]+)\t(.*)$/s.exec(line)
+      if (match === null || match[2] !== 'blob') continue
+      entries.set(match[4]!, { mode: match[1]!, blob: match[3]! })
+    }
+    return entries
+  } finally {
+    await repository.dispose()
+  }
+}
+
+const expectedTrees = new Map<string, Promise<Map<string, Entry>>>()
+
+/** What a task's template must hold: its parent commit's tree, or its `starting/`. Read once per process. */
+function expectedTemplate(task: Task): Promise<Map<string, Entry>> {
+  const key = task.kind === 'git-fix' ? `${task.repo}\0${task.metadata.base}` : task.startingDir
+  let tree = expectedTrees.get(key)
+  if (tree === undefined) {
+    tree = task.kind === 'git-fix' ? commitTree(task.repo, task.metadata.base) : treeOf(task.startingDir).then((tree) => tree.entries)
+    expectedTrees.set(key, tree)
+  }
+  return tree
+}
+
+function tampered(message: string): HarnessFailure {
+  return new HarnessFailure('tampered', `${message}. The experiment stops; this run is not recorded. Restore the file (or, for a template, remove it: it is exported again) and find what wrote it.`, { retryable: false })
+}
+
+function firstDifference(actual: ReadonlyMap<string, Entry>, expected: ReadonlyMap<string, Entry>): string | undefined {
+  for (const [file, entry] of expected) {
+    const now = actual.get(file)
+    if (now === undefined) return `${file} is missing`
+    if (now.blob !== entry.blob || now.mode !== entry.mode) return `${file} changed`
+  }
+  for (const file of actual.keys()) if (!expected.has(file)) return `${file} was added`
+  return undefined
+}
+
+/** Guards one run: made before the run, checked again before the oracle. */
+export class TaskGuard {
+  readonly #task: Task
+  readonly #root: string
+  readonly #expected: Readonly<Record<string, string>>
+  #fileCtimes = new Map<string, bigint>()
+  #template: { dir: string; ctimes: Map<string, bigint> } | undefined
+
+  private constructor(task: Task, root: string, expected: Readonly<Record<string, string>>) {
+    this.#task = task
+    this.#root = root
+    this.#expected = expected
+  }
+
+  /**
+   * Checks the task folder's files against `expected` (SHA-256 by path
+   * relative to `root`, the spec manifest's entries), or, without it, takes
+   * their current hashes as the reference for this run.
+   */
+  static async beforeRun(task: Task, root: string, expected?: Readonly<Record<string, string>>): Promise<TaskGuard> {
+    const guard = new TaskGuard(task, root, expected ?? (await TaskGuard.#hashFiles(task, root)).hashes)
+    guard.#fileCtimes = await guard.#checkFiles('before the run')
+    return guard
+  }
+
+  static async #hashFiles(task: Task, root: string): Promise<{ hashes: Record<string, string>; ctimes: Map<string, bigint> }> {
+    const hashes: Record<string, string> = {}
+    const ctimes = new Map<string, bigint>()
+    for (const file of task.files) {
+      const relative = path.relative(root, file).split(path.sep).join('/')
+      const info = await lstat(file, { bigint: true }).catch(() => undefined)
+      if (info === undefined) continue
+      ctimes.set(relative, info.ctimeNs)
+      hashes[relative] = createHash('sha256').update(await readFile(file)).digest('hex')
+    }
+    return { hashes, ctimes }
+  }
+
+  async #checkFiles(when: string): Promise<Map<string, bigint>> {
+    const { hashes, ctimes } = await TaskGuard.#hashFiles(this.#task, this.#root)
+    for (const [file, sha] of Object.entries(this.#expected)) {
+      if (hashes[file] === undefined) throw tampered(`${this.#task.id}: ${when}, task file ${file} is missing`)
+      if (hashes[file] !== sha) throw tampered(`${this.#task.id}: ${when}, task file ${file} differs from the spec manifest (SHA-256 ${hashes[file]!.slice(0, 12)}…, locked ${sha.slice(0, 12)}…)`)
+    }
+    return ctimes
+  }
+
+  /** Checks the workspace's template against what it was made from (before the agent starts). */
+  async watchTemplate(template: string): Promise<void> {
+    const { entries, ctimes } = await treeOf(template)
+    const difference = firstDifference(entries, await expectedTemplate(this.#task))
+    if (difference !== undefined) throw tampered(`${this.#task.id}: before the run, its template ${template} no longer holds what it was made from: ${difference}`)
+    this.#template = { dir: template, ctimes }
+  }
+
+  /** Before the oracle: the same checks again, and nothing written to since the run began, even if put back. */
+  async beforeOracle(): Promise<void> {
+    const when = 'before the oracle'
+    const ctimes = await this.#checkFiles(when)
+    for (const [file, ctime] of this.#fileCtimes) {
+      if (ctimes.get(file) !== ctime) throw tampered(`${this.#task.id}: ${when}, task file ${file} was written during the run (its change time moved), even if its content is back`)
+    }
+    if (this.#template === undefined) return
+    const { entries, ctimes: templateCtimes } = await treeOf(this.#template.dir)
+    const difference = firstDifference(entries, await expectedTemplate(this.#task))
+    if (difference !== undefined) throw tampered(`${this.#task.id}: ${when}, its template ${this.#template.dir} changed during the run: ${difference}`)
+    for (const [file, ctime] of this.#template.ctimes) {
+      if (templateCtimes.get(file) !== ctime) throw tampered(`${this.#task.id}: ${when}, template file ${file} was written during the run, even if its content is back`)
+    }
+  }
+}

@@ -1,0 +1,59 @@
+import { randomUUID } from 'node:crypto'
+import { chmod, rm, writeFile } from 'node:fs/promises'
+import path from 'node:path'
+import { describe, expect, onTestFinished, test } from 'vitest'
+import { folderTemplate } from '../../src/workspace/template.ts'
+import { createExperimentFixture, simpleTasks } from '../helpers/experiment-fixture.ts'
+
+// Hostile `command` agents that change the task folder during their run, with
+// `sandbox: 'none'` so the folder is within their reach (in a sandbox it is
+// not), and a template changed between runs.
+
+async function hostileFixture(script: string) {
+  const fixture = await createExperimentFixture(simpleTasks(1), {
+    arms: { noop: {}, hostile: { agent: { kind: 'command', bin: './hostile.sh' } } },
+    control: 'noop',
+    seeds: 1,
+    sandbox: 'none',
+  })
+  const file = path.join(fixture.setDir, 'hostile.sh')
+  const verify = path.join(fixture.setDir, '001-task-1', 'verify.sh')
+  await writeFile(file, `#!/usr/bin/env bash\nVERIFY=${verify}\n${script}\necho '{"status":"completed","costUsd":0.01}'\n`)
+  await chmod(file, 0o755)
+  return fixture
+}
+
+describe('the task folder and the template, hashed before every run and every oracle', () => {
+  let template = ''
+  test('a task file changed and put back during the run stops the experiment naming it; the run is not recorded', async () => {
+    const fixture = await hostileFixture('cp "$VERIFY" "$HOME/verify.sh.orig"\nprintf "#!/usr/bin/env bash\\nexit 0\\n" > "$VERIFY"\nsleep 0.2\ncp "$HOME/verify.sh.orig" "$VERIFY"')
+    const result = await fixture.vitest(['-t', 'hostile'])
+    expect(result.exitCode).not.toBe(0)
+    expect(result.all).toMatch(/harness failure \(tampered\).*before the oracle, task file tasks\/fixture\/001-task-1\/verify\.sh was written during the run \(its change time moved\), even if its content is back/)
+    expect(await fixture.runs()).toEqual([])
+  })
+
+  test('a task file changed and left so stops the experiment before the oracle, naming it', async () => {
+    const fixture = await hostileFixture('printf "#!/usr/bin/env bash\\nexit 0\\n" > "$VERIFY"')
+    const result = await fixture.vitest(['-t', 'hostile'])
+    expect(result.exitCode).not.toBe(0)
+    expect(result.all).toMatch(/before the oracle, task file tasks\/fixture\/001-task-1\/verify\.sh differs from the spec manifest/)
+    expect(await fixture.runs()).toEqual([])
+  })
+
+  test('a template changed between runs stops the next run before it starts, naming the file', async () => {
+    // starting/ of its own (a template is shared by every task with the same starting/), removed at the end.
+    const tasks = simpleTasks(1).map((task) => ({ ...task, starting: { ...task.starting, 'unique.txt': `${randomUUID()}\n` } }))
+    const fixture = await createExperimentFixture(tasks, { seeds: 2 })
+    onTestFinished(() => rm(template, { recursive: true, force: true }))
+    const first = await fixture.vitest(['-t', 'seed 1'])
+    expect(first.exitCode, first.all).toBe(0)
+    expect(await fixture.runs()).toHaveLength(2)
+    template = await folderTemplate(path.join(fixture.setDir, '001-task-1', 'starting'))
+    await writeFile(path.join(template, 'value.txt'), 'right\n')
+    const second = await fixture.vitest(['-t', 'seed 2'])
+    expect(second.exitCode).not.toBe(0)
+    expect(second.all).toMatch(/harness failure \(tampered\).*before the run, its template .* no longer holds what it was made from: value\.txt changed/)
+    expect(await fixture.runs()).toHaveLength(2)
+  })
+})
