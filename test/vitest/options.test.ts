@@ -62,7 +62,7 @@ describe('an experiment never watches', () => {
 })
 
 describe('--maxWorkers is a resource limit and is honoured', () => {
-  test('--maxWorkers=1 runs one task at a time where the experiment says 2', async () => {
+  test('--maxWorkers=1 runs one task at a time where the experiment says 2', { timeout: 400_000 }, async () => {
     const tasks = simpleTasks(3, 0.6)
     const parallel = await createExperimentFixture(tasks, { maxWorkers: 2, seeds: 1 })
     expect((await parallel.vitest()).exitCode).toBe(0)
@@ -87,7 +87,7 @@ describe('an experiment without task folders', () => {
     expect(named.stderr).toContain('task-outcome: experiment "pilot" has no task folders in tasks/pilot. Make them first')
   })
 
-  test('is skipped with a warning when it is not named: `vitest list` and `vitest run` of the others work', async () => {
+  test('is skipped with a warning when it is not named: `vitest list` and `vitest run` of the others work', { timeout: 400_000 }, async () => {
     for (const command of ['list', 'run']) {
       const result = await execa(process.execPath, [VITEST_BIN, command, '--project', 'examples', '--project', 'p*', '-t', command === 'list' ? 'gold › seed 1' : 'no case has this name'], { cwd: repoRoot, env, reject: false, all: true })
       expect(result.exitCode, result.all).toBe(0)

@@ -23,7 +23,7 @@ const measured = (run: Record<string, unknown>) => ({ task: run.task, arm: run.a
 const byOrder = (a: { order: unknown }, b: { order: unknown }) => Number(a.order) - Number(b.order)
 
 describe('a shard records as it runs', () => {
-  test('killed with SIGKILL it keeps its runs; run again it makes only the rest; merged it equals an unsharded run', async () => {
+  test('killed with SIGKILL it keeps its runs; run again it makes only the rest; merged it equals an unsharded run', { timeout: 600_000 }, async () => {
     const tasks = simpleTasks(4, 0.4)
     const unsharded = await createExperimentFixture(tasks)
     expect((await unsharded.vitest()).exitCode).toBe(0)

@@ -89,7 +89,7 @@ const byOrder = (a: { order: unknown }, b: { order: unknown }) => Number(a.order
 const readLines = async (file: string) => (await readFile(file, 'utf8')).split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as Record<string, unknown>)
 
 describe('docs/ci/github-actions.yml', () => {
-  test('its shards run in parallel, a lost shard resumes from its upload, and its merge job gives the records of one unsharded run, with the chain checked', async () => {
+  test('its shards run in parallel, a lost shard resumes from its upload, and its merge job gives the records of one unsharded run, with the chain checked', { timeout: 600_000 }, async () => {
     const workflow = parse(await readFile(WORKFLOW, 'utf8')) as Workflow
     const shards = workflow.jobs.shard.strategy.matrix.shard
     expect(shards).toHaveLength(Number(workflow.env.SHARDS))
