@@ -18,7 +18,7 @@ import { appendRun, checkPlanned, readRuns, runsFilePath } from '../src/runs/sto
 import { formatArmSummary, runSummary, summariseArms } from '../src/runs/summary.ts'
 import { describeVerification } from '../src/runs/transcript-check.ts'
 import { REPORTER_BRAND } from '../src/vitest/attach.ts'
-import { ALREADY_RECORDED, NOT_RUN_BUDGET, NOT_RUN_STOPPED, PROVIDE_KEY, type ExperimentProvide } from '../src/vitest/meta.ts'
+import { ALREADY_RECORDED, NOT_RUN_BUDGET, NOT_RUN_STOPPED, PROVIDE_KEY, runOf, type ExperimentProvide } from '../src/vitest/meta.ts'
 import { currentSession } from '../src/vitest/session.ts'
 import { readStopNote } from '../src/vitest/stop.ts'
 import { annotation, annotationPath, appendStepSummary, inGithubActions, stepSummary } from './github.ts'
@@ -210,7 +210,7 @@ export default class TaskOutcomeReporter implements Reporter {
   #take(testCase: TestCase, live: boolean): void {
     const ledger = this.#ledgerFor(testCase.project)
     if (ledger === undefined) return
-    const run: RunRecord | undefined = testCase.meta().run
+    const run = runOf(testCase.meta())
     if (run === undefined) {
       if (this.#counted.has(testCase.id)) return
       this.#counted.add(testCase.id)

@@ -15,7 +15,7 @@ import { loadTask } from '../tasks/load.ts'
 import type { Task } from '../tasks/task.ts'
 import { harnessVersion } from '../version.ts'
 import { isRefusal, reserveRun, type Reservation } from './budget.ts'
-import { ALREADY_RECORDED, NOT_RUN_BUDGET, NOT_RUN_STOPPED } from './meta.ts'
+import { ALREADY_RECORDED, NOT_RUN_BUDGET, NOT_RUN_STOPPED, setRun } from './meta.ts'
 import type { TaskModulePayload } from './payload.ts'
 import { currentSession } from './session.ts'
 import { readStopNote, STOPPING_REASONS, writeStopNote } from './stop.ts'
@@ -130,7 +130,7 @@ export function declareTaskRuns(experimentModule: Record<string, unknown>, paylo
       } finally {
         reservation?.settle(spent)
       }
-      context.task.meta.run = record
+      setRun(context.task.meta, record)
       for (const [type, message] of runProperties(record)) await context.annotate(message, type)
       if (experiment.spec.failUnsolved && !record.solved) {
         throw pointAtTask(new Error(`${caseName(run)}: ${record.outcome} (failUnsolved is on; the run is recorded)`), metadataFile)
