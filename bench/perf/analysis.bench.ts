@@ -91,7 +91,7 @@ export default async function run(): Promise<void> {
     .add('read runs.jsonl (JSON + zod + hash chain, parseRuns)', () => void parseRuns(text, 'runs.jsonl'))
     .add('per-task reduction only', () => void summariseTaskArms(runs, ['baseline', 'tool'], 5))
     .add('whole analysis (analyzeRuns)', () => void analyzeRuns(runs, settings, expected))
-    .add('analysis + report.json/md/html', () => void renderReportFiles(analyzeRuns(runs, settings, expected)))
+    .add('analysis + report.json/md/html', () => void renderReportFiles(analyzeRuns(runs, settings, expected), runs))
   await bench.run()
   printBenchTable(`Analysis of ${runs.length.toLocaleString('en')} records`, benchRows(bench), { targetMs: 1000 })
 }

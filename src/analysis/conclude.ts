@@ -2,7 +2,9 @@ import type { Experiment } from '../experiment/schema.ts'
 import type { PlannedRun } from '../runs/plan.ts'
 import type { RecordedRun } from '../runs/record.ts'
 import type { Verdict } from './decision.ts'
-import { reportDocument } from './document.ts'
+import { reportDocument, withFigures } from './document.ts'
+import { reportFigures } from './plots.ts'
+import { renderSvg } from './render-svg.ts'
 import { renderHtml } from './render-html.ts'
 import { renderMarkdown } from './render-markdown.ts'
 import { verdictBlock } from './render-terminal.ts'
@@ -48,13 +50,18 @@ export type ReportFiles = {
   readonly 'report.html': string
 }
 
-/** The three report files of an analysis: report.json (exact), report.md (readable), report.html (a static page). */
-export function renderReportFiles(report: AnalysisReport): ReportFiles {
-  const document = reportDocument(report)
+/**
+ * The three report files of an analysis: report.json (exact), report.md
+ * (readable), report.html (a static page with its figures as inline SVG,
+ * drawn from the analysed records). Same records, same bytes.
+ */
+export function renderReportFiles(report: AnalysisReport, records: readonly RecordedRun[]): ReportFiles {
+  const document = reportDocument(report, { runLinks: records })
+  const figures = reportFigures(report, records).map((figure) => ({ ...figure, svg: renderSvg(figure.spec) }))
   return {
     'report.json': reportJson(report),
-    'report.md': renderMarkdown(document),
-    'report.html': renderHtml(document, `task-outcome report: ${report.experiment}`),
+    'report.md': renderMarkdown(withFigures(document, figures, 'markdown')),
+    'report.html': renderHtml(withFigures(document, figures, 'html'), `task-outcome report: ${report.experiment}`),
   }
 }
 
@@ -80,7 +87,7 @@ export function concludeExperiment(input: ConcludeInput): Conclusion {
     missing: report.missing,
     verdict: report.decision.verdict,
     text: verdictBlock(report),
-    reportFiles: report.complete ? renderReportFiles(report) : null,
+    reportFiles: report.complete ? renderReportFiles(report, input.records) : null,
     report,
   }
 }

@@ -1,4 +1,6 @@
 import { changeLogLines, contaminationSentence, earlierSpecsSentence } from './change-log.ts'
+import { artifactsPath } from '../runs/artifacts.ts'
+import type { RecordedRun } from '../runs/record.ts'
 import type { Comparison } from './comparison.ts'
 import { formatNumber, formatP, formatPercent, formatSeeds, formatUsd, formatUsdChange } from './format.ts'
 import { stageLabel } from './labels.ts'
@@ -18,7 +20,59 @@ export type Block =
   | { readonly kind: 'verdict'; readonly verdict: string; readonly text: string }
   | { readonly kind: 'paragraph'; readonly text: string }
   | { readonly kind: 'list'; readonly items: readonly string[] }
-  | { readonly kind: 'table'; readonly header: readonly string[]; readonly rows: readonly (readonly string[])[] }
+  | { readonly kind: 'table'; readonly header: readonly string[]; readonly rows: readonly (readonly Cell[])[] }
+  | { readonly kind: 'figure'; readonly id: string; readonly title: string; readonly caption: string; readonly svg: string; readonly marks: { readonly tasks: number; readonly runs: number } }
+
+/** A table cell: text, or text linking to a path relative to the report (a run's artifacts). */
+export type Cell = string | { readonly text: string; readonly href: string }
+
+/** The figures as rendered SVG (report.html embeds them; report.md names them). */
+export interface RenderedFigure {
+  readonly id: string
+  readonly title: string
+  readonly caption: string
+  readonly svg: string
+  readonly marks: { readonly tasks: number; readonly runs: number }
+}
+
+/**
+ * Puts the figures in the document, each after its comparison's per-task
+ * table (the skill conditions' figure before the design checks): as inline
+ * SVG in report.html, as a line naming the figure in report.md.
+ */
+export function withFigures(blocks: readonly Block[], figures: readonly RenderedFigure[], target: 'html' | 'markdown'): Block[] {
+  if (figures.length === 0) return [...blocks]
+  const asBlocks = (figure: RenderedFigure): Block[] =>
+    target === 'html' ? [{ kind: 'figure', ...figure }] : [{ kind: 'paragraph', text: `Figure (in report.html): ${figure.title}. ${figure.caption}` }]
+  const out: Block[] = []
+  const placed = new Set<string>()
+  for (const block of blocks) {
+    if (block.kind === 'heading' && block.text.startsWith('Design checks') && !placed.has('conditions')) {
+      for (const figure of figures.filter((f) => f.id === 'conditions')) out.push(...asBlocks(figure))
+      placed.add('conditions')
+    }
+    out.push(block)
+    const treatment = perTaskTreatment(block)
+    if (treatment !== null) for (const figure of figures.filter((f) => f.id === `forest-${treatment}` || f.id === `costs-${treatment}`)) out.push(...asBlocks(figure))
+  }
+  for (const figure of figures) if (figure.id === 'conditions' && !placed.has('conditions')) out.push(...asBlocks(figure))
+  return out
+}
+
+const MEAN_COST = ' mean cost'
+
+/** The treatment whose per-task table this block is (its figures follow it), or null. */
+function perTaskTreatment(block: Block): string | null {
+  if (block.kind !== 'table' || block.header[0] !== 'task' || block.header.length !== 7) return null
+  const column = block.header[2]!
+  return column.endsWith(MEAN_COST) ? column.slice(0, -MEAN_COST.length) : null
+}
+
+/** Options for the readable document. */
+export interface DocumentOptions {
+  /** The analysed records: each run gets a row linking its transcript, diff and oracle output under artifacts/. */
+  readonly runLinks?: readonly RecordedRun[]
+}
 
 function measureText(value: RunMeasure | null, digits = 1): string {
   if (value === null) return '—'
@@ -62,7 +116,37 @@ function criteriaTable(comparison: Comparison, several: boolean): Block {
   }
 }
 
-function comparisonBlocks(report: AnalysisReport, comparison: Comparison, several: boolean): Block[] {
+/** One row per run of a comparison's arms: outcome, cost, and links to its transcript, diff and oracle output under artifacts/. */
+function runBlocks(comparison: Comparison, records: readonly RecordedRun[], level: 2 | 3): Block[] {
+  const arms = [comparison.control, comparison.treatment]
+  const tasks = new Set(comparison.perTask.map((pair) => pair.task))
+  const runs = records
+    .filter((record) => tasks.has(record.task) && arms.includes(record.arm))
+    .sort((a, b) => (a.task < b.task ? -1 : a.task > b.task ? 1 : arms.indexOf(a.arm) - arms.indexOf(b.arm) || a.seed - b.seed))
+  if (runs.length === 0) return []
+  return [
+    { kind: 'heading', level, text: 'Runs (artifacts under artifacts/, beside the report; git-ignored)' },
+    {
+      kind: 'table',
+      header: ['task', 'arm', 'seed', 'outcome', 'cost', 'transcript', 'diff', 'oracle output'],
+      rows: runs.map((run) => {
+        const dir = artifactsPath(run)
+        return [
+          run.task,
+          run.arm,
+          String(run.seed),
+          run.outcome,
+          formatUsd(run.costUsd),
+          typeof run.transcript === 'string' ? { text: 'transcript', href: run.transcript } : '—',
+          { text: 'diff.patch', href: `${dir}/diff.patch` },
+          { text: 'stdout', href: `${dir}/oracle.stdout.txt` },
+        ]
+      }),
+    },
+  ]
+}
+
+function comparisonBlocks(report: AnalysisReport, comparison: Comparison, several: boolean, options: DocumentOptions = {}): Block[] {
   const { primary, mcnemar, effect, power, treatment, control } = comparison
   const blocks: Block[] = []
   if (several) blocks.push({ kind: 'heading', level: 2, text: `${treatment} against ${control}` })
@@ -119,6 +203,7 @@ function comparisonBlocks(report: AnalysisReport, comparison: Comparison, severa
       `${pair.treatment.solved ? 'yes' : 'no'} (${pair.treatment.solvedSeeds}/${pair.treatment.seeds})`,
     ]),
   })
+  if (options.runLinks !== undefined) blocks.push(...runBlocks(comparison, options.runLinks, several ? 3 : 2))
   return blocks
 }
 
@@ -253,7 +338,7 @@ function skillCheckBlocks(report: AnalysisReport): Block[] {
  * rule's table, endpoints, per-task and per-arm tables, data and parameters;
  * or, on incomplete data, no verdict and what is missing.
  */
-export function reportDocument(report: AnalysisReport): Block[] {
+export function reportDocument(report: AnalysisReport, options: DocumentOptions = {}): Block[] {
   const blocks: Block[] = [{ kind: 'heading', level: 1, text: `task-outcome report: ${report.experiment}` }]
   blocks.push(...labelBlocks(report))
   if (!report.complete) {
@@ -283,7 +368,7 @@ export function reportDocument(report: AnalysisReport): Block[] {
       ]),
     })
   }
-  for (const comparison of report.comparisons) blocks.push(...comparisonBlocks(report, comparison, several))
+  for (const comparison of report.comparisons) blocks.push(...comparisonBlocks(report, comparison, several, options))
   return [
     ...blocks,
     ...skillCheckBlocks(report),

@@ -1,4 +1,4 @@
-import type { Block } from './document.ts'
+import type { Block, Cell } from './document.ts'
 
 function escape(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')
@@ -13,11 +13,18 @@ h1 { font-size: 1.6rem; } h2 { font-size: 1.25rem; margin-top: 2rem; } h3 { font
 table { border-collapse: collapse; margin: .5rem 0; font-variant-numeric: tabular-nums; }
 th, td { border: 1px solid #d0d0d0; padding: .25rem .5rem; text-align: left; vertical-align: top; }
 th { background: #f6f6f6; }
+figure { margin: 1.5rem 0; } figure svg { max-width: 100%; height: auto; } figcaption { color: #444; font-size: .9rem; max-width: 60rem; }
 `
+
+function cellHtml(value: Cell): string {
+  return typeof value === 'string' ? escape(value) : `<a href="${escape(encodeURI(value.href))}">${escape(value.text)}</a>`
+}
 
 /**
  * Renders report blocks as one static HTML page (report.html): inline style,
- * no script, no external asset, so it opens anywhere and can be archived as is.
+ * figures as inline SVG, no script, no external asset, so it opens anywhere
+ * (offline too) and can be archived as one file. Run artifacts are linked by
+ * relative path (they sit beside the report, git-ignored).
  */
 export function renderHtml(blocks: readonly Block[], title: string): string {
   const body = blocks.map((block) => {
@@ -37,9 +44,17 @@ export function renderHtml(blocks: readonly Block[], title: string): string {
           '<table>',
           `<thead><tr>${block.header.map((text) => `<th>${escape(text)}</th>`).join('')}</tr></thead>`,
           '<tbody>',
-          ...block.rows.map((row) => `<tr>${row.map((text) => `<td>${escape(text)}</td>`).join('')}</tr>`),
+          ...block.rows.map((row) => `<tr>${row.map((value) => `<td>${cellHtml(value)}</td>`).join('')}</tr>`),
           '</tbody>',
           '</table>',
+        ].join('\n')
+      case 'figure':
+        return [
+          `<figure id="${escape(block.id)}" data-tasks="${block.marks.tasks}" data-runs="${block.marks.runs}">`,
+          `<h3>${escape(block.title)}</h3>`,
+          block.svg,
+          `<figcaption>${escape(block.caption)}</figcaption>`,
+          '</figure>',
         ].join('\n')
     }
   })

@@ -1,11 +1,12 @@
-import type { Block } from './document.ts'
+import type { Block, Cell } from './document.ts'
 
-function cell(text: string): string {
+function cell(value: Cell): string {
+  const text = typeof value === 'string' ? value : `[${value.text}](${value.href})`
   return text.replace(/\|/g, '\\|')
 }
 
 /** A Markdown table with columns padded to equal width, so it also reads in a terminal. */
-function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
+function table(header: readonly string[], rows: readonly (readonly Cell[])[]): string {
   const all = [header, ...rows].map((row) => row.map(cell))
   const widths = header.map((_, column) => Math.max(3, ...all.map((row) => (row[column] ?? '').length)))
   const line = (row: readonly string[]) => `| ${row.map((text, column) => text.padEnd(widths[column]!)).join(' | ')} |`
@@ -28,6 +29,8 @@ export function renderMarkdown(blocks: readonly Block[]): string {
         return block.items.map((item) => `- ${item}`).join('\n')
       case 'table':
         return table(block.header, block.rows)
+      case 'figure':
+        return `Figure: ${block.title}. ${block.caption}`
     }
   })
   return `${parts.join('\n\n')}\n`

@@ -5,6 +5,7 @@ import { sendJson, type Exchange, type HandlerContext, type ProtocolHandler } fr
 import type { Action, Conversation, ConversationMessage, ConversationPart, ModelTurn, Usage } from './types.ts'
 import { claudeSkillName } from './skills.ts'
 import { CHARS_PER_TOKEN, estimateTokens, type PromptSize } from './usage.ts'
+import { listFilesCommand, searchCommand, shellQuote } from './commands.ts'
 
 /**
  * The Anthropic Messages API (`POST /v1/messages`, streaming SSE or not, and
@@ -121,9 +122,6 @@ function absolute(file: string, workspace: string | undefined): string {
   return workspace === undefined ? file : path.join(workspace, file)
 }
 
-function shellQuote(text: string): string {
-  return `'${text.replace(/'/g, `'\\''`)}'`
-}
 
 /** A Claude Code tool call for an abstract action (null when finishing). */
 export function claudeToolCall(action: Action, tools: readonly string[], workspace: string | undefined): { name: string; input: Record<string, unknown> } | null {
@@ -132,11 +130,11 @@ export function claudeToolCall(action: Action, tools: readonly string[], workspa
     case 'finish':
       return null
     case 'list':
-      return { name: 'Bash', input: { command: `find ${shellQuote(action.dir)} -type f -not -path '*/.git/*' -not -path '*/node_modules/*' | sort | head -200`, description: 'List project files' } }
+      return { name: 'Bash', input: { command: listFilesCommand(action.dir), description: 'List project files' } }
     case 'search':
       return {
         name: 'Bash',
-        input: { command: `grep -rn --exclude-dir=.git --exclude-dir=node_modules -- ${shellQuote(action.pattern)} . | head -50`, description: `Search for ${action.pattern}` },
+        input: { command: searchCommand(action.pattern), description: `Search for ${action.pattern}` },
       }
     case 'read': {
       const skill = claudeSkillName(action.path)

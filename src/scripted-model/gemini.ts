@@ -3,6 +3,7 @@ import type { ServerResponse } from 'node:http'
 import { sendJson, type Exchange, type HandlerContext, type ProtocolHandler } from './server.ts'
 import type { Action, Conversation, ConversationMessage, ConversationPart, ModelTurn, Usage } from './types.ts'
 import { CHARS_PER_TOKEN, estimateTokens, type PromptSize } from './usage.ts'
+import { listFilesCommand, searchCommand, shellQuote } from './commands.ts'
 
 /**
  * The Gemini API (`POST /v1beta/models/{model}:streamGenerateContent?alt=sse`,
@@ -133,9 +134,6 @@ function absolute(file: string, workspace: string | undefined): string {
   return workspace === undefined ? file : path.join(workspace, file)
 }
 
-function shellQuote(text: string): string {
-  return `'${text.replace(/'/g, `'\\''`)}'`
-}
 
 /** A Gemini CLI tool call for an abstract action (null when finishing). */
 export function geminiToolCall(action: Action, tools: readonly string[], workspace: string | undefined): { name: string; args: Record<string, unknown> } | null {
@@ -145,11 +143,11 @@ export function geminiToolCall(action: Action, tools: readonly string[], workspa
     case 'finish':
       return null
     case 'list':
-      return has('list_directory') ? { name: 'list_directory', args: { dir_path: absolute(action.dir, workspace) } } : shell(`find ${shellQuote(action.dir)} -type f -not -path '*/.git/*' | sort | head -200`, 'List project files')
+      return has('list_directory') ? { name: 'list_directory', args: { dir_path: absolute(action.dir, workspace) } } : shell(listFilesCommand(action.dir, { includeNodeModules: true }), 'List project files')
     case 'search':
       return has('grep_search')
         ? { name: 'grep_search', args: { pattern: action.pattern, ...(workspace === undefined ? {} : { dir_path: workspace }) } }
-        : shell(`grep -rn --exclude-dir=.git -- ${shellQuote(action.pattern)} . | head -50`, `Search for ${action.pattern}`)
+        : shell(searchCommand(action.pattern, { includeNodeModules: true }), `Search for ${action.pattern}`)
     case 'read':
       return { name: 'read_file', args: { file_path: absolute(action.path, workspace) } }
     case 'edit':

@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http'
 import { sendJson, type Exchange, type HandlerContext, type ProtocolHandler } from './server.ts'
 import type { Action, Conversation, ConversationMessage, ConversationPart, ModelTurn, Usage } from './types.ts'
 import { CHARS_PER_TOKEN, estimateTokens, type PromptSize } from './usage.ts'
+import { listFilesCommand, searchCommand, shellQuote } from './commands.ts'
 
 /**
  * The OpenAI Responses API (`POST /v1/responses`, streaming SSE or not) as the
@@ -135,9 +136,6 @@ export function promptSize(request: ResponsesRequest): PromptSize {
   }
 }
 
-function shellQuote(text: string): string {
-  return `'${text.replace(/'/g, `'\\''`)}'`
-}
 
 function patchLines(prefix: '-' | '+', text: string): string[] {
   const lines = text.split('\n')
@@ -170,9 +168,9 @@ export function codexToolCall(action: Action, tools: readonly string[] = ['exec_
     case 'finish':
       return null
     case 'list':
-      return exec(`find ${shellQuote(action.dir)} -type f -not -path '*/.git/*' -not -path '*/node_modules/*' | sort | head -200`)
+      return exec(listFilesCommand(action.dir))
     case 'search':
-      return exec(`grep -rn --exclude-dir=.git --exclude-dir=node_modules -- ${shellQuote(action.pattern)} . | head -50`)
+      return exec(searchCommand(action.pattern))
     case 'read':
       return exec(`cat -n ${shellQuote(action.path)}`)
     case 'edit':

@@ -15,8 +15,8 @@ test('the same runs.jsonl gives the same report files, byte for byte, however of
   const { records, expected } = data()
   const text = formatRuns(records)
   const dir = await mkdtemp(path.join(os.tmpdir(), 'task-outcome-repro-'))
-  const first = renderReportFiles(analyzeRuns(parseRuns(text, path.join(dir, 'runs.jsonl')), settings(), expected))
-  const second = renderReportFiles(analyzeRuns(parseRuns(text, '/elsewhere/runs.jsonl'), settings(), expected))
+  const first = renderReportFiles(analyzeRuns(parseRuns(text, path.join(dir, 'runs.jsonl')), settings(), expected), parseRuns(text, path.join(dir, 'runs.jsonl')))
+  const second = renderReportFiles(analyzeRuns(parseRuns(text, '/elsewhere/runs.jsonl'), settings(), expected), parseRuns(text, '/elsewhere/runs.jsonl'))
   expect(second).toEqual(first)
   expect(first['report.json']).not.toMatch(/\d{4}-\d{2}-\d{2}T/) // no timestamps
 })
@@ -25,21 +25,21 @@ test('the order of the lines in runs.jsonl does not matter (runs are matched by 
   const { records, expected } = data()
   const shuffled = seededShuffle(records, 'any order')
   expect(shuffled.map((record) => record.task)).not.toEqual(records.map((record) => record.task))
-  expect(renderReportFiles(analyzeRuns(shuffled, settings(), expected))).toEqual(renderReportFiles(analyzeRuns(records, settings(), expected)))
+  expect(renderReportFiles(analyzeRuns(shuffled, settings(), expected), shuffled)).toEqual(renderReportFiles(analyzeRuns(records, settings(), expected), records))
 })
 
 test('fields the analysis does not use change nothing in the report', () => {
   const { records, expected } = data()
   const random = seedrandom('noise')
   const decorated = records.map((record) => ({ ...record, note: `hand-added ${random()}`, startedAt: new Date(1e12 + random() * 1e9).toISOString() }))
-  expect(renderReportFiles(analyzeRuns(decorated, settings(), expected))['report.json']).toBe(
-    renderReportFiles(analyzeRuns(records, settings(), expected))['report.json'],
+  expect(renderReportFiles(analyzeRuns(decorated, settings(), expected), decorated)['report.json']).toBe(
+    renderReportFiles(analyzeRuns(records, settings(), expected), records)['report.json'],
   )
 })
 
 test('report.json keeps DESIGN\'s fields, in DESIGN\'s order, before the additions', () => {
   const { records, expected } = data()
-  const json = JSON.parse(renderReportFiles(analyzeRuns(records, settings(), expected))['report.json']) as Record<string, unknown>
+  const json = JSON.parse(renderReportFiles(analyzeRuns(records, settings(), expected), records)['report.json']) as Record<string, unknown>
   expect(Object.keys(json)).toEqual([
     'experiment', 'stage', 'specSha256', 'versions', 'sandbox', 'complete', 'missing', 'missingRuns', 'tasks', 'seeds', 'arms',
     'primary', 'solved', 'mcnemar', 'effect', 'hodgesLehmann', 'decision', 'secondary', 'power', 'comparisons', 'skillChecks', 'integrity', 'changeLog',

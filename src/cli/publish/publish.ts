@@ -85,7 +85,7 @@ export async function publishExperiment(request: PublishRequest): Promise<Publis
   }
   const archive = await createTranscriptArchive({ experiment: report.experiment, outDir, runsBytes, records: all, archiveFile: request.archiveFile })
   const reportFiles: string[] = []
-  for (const [name, text] of Object.entries(renderReportFiles(report))) {
+  for (const [name, text] of Object.entries(renderReportFiles(report, input.records))) {
     const file = path.join(outDir, name)
     writeFileSync(file, text)
     reportFiles.push(file)

@@ -1,0 +1,72 @@
+import { describe, expect, test } from 'vitest'
+import { renderReportFiles } from '../../src/analysis/conclude.ts'
+import { reportFigures } from '../../src/analysis/plots.ts'
+import { analyzeRuns } from '../../src/analysis/report.ts'
+import { renderSvg, renderSvgAsync } from '../../src/analysis/render-svg.ts'
+import { experimentRecords, run, settings, taskIds } from './records.ts'
+import { expectedRuns } from '../../src/analysis/completeness.ts'
+
+function pilot() {
+  const { records, expected } = experimentRecords({ tasks: 6, change: (task) => -0.2 + task * 0.03, unsolved: (task, arm) => task === 2 && arm === 'tool' })
+  return { records, report: analyzeRuns(records, settings(), expected) }
+}
+
+const count = (text: string, pattern: RegExp) => (text.match(pattern) ?? []).length
+
+describe('report.html figures', () => {
+  test('the synchronous renderer writes exactly what Vega\'s own headless toSVG writes', async () => {
+    const { records, report } = pilot()
+    for (const figure of reportFigures(report, records)) expect(renderSvg(figure.spec)).toBe(await renderSvgAsync(figure.spec))
+  })
+
+  test('the forest plot: one diamond per task, one dot per run of both arms, the median band and zero marked', () => {
+    const { records, report } = pilot()
+    const [forest, costs] = reportFigures(report, records)
+    expect(forest!.marks).toEqual({ tasks: 6, runs: 36 })
+    const svg = renderSvg(forest!.spec)
+    expect(count(svg, /aria-label="task \d{3}: r = /g)).toBe(6)
+    expect(count(svg, /aria-label="run \d{3} › (baseline|tool) › seed \d: /g)).toBe(36)
+    expect(svg).toContain('mark-rect')
+    expect(forest!.caption).toContain('the dashed line zero')
+    expect(costs!.marks).toEqual({ tasks: 6, runs: 36 })
+    const costSvg = renderSvg(costs!.spec)
+    expect(count(costSvg, /aria-label="run \d{3} › (baseline|tool) › seed \d: (solved|unsolved|timeout)/g)).toBe(36)
+    expect(count(costSvg, /aria-label="run 003 › tool › seed \d: unsolved/g)).toBe(3)
+  })
+
+  test('report.html embeds the figures as inline SVG, with no script and no external asset; runs link their transcript, diff and oracle output', () => {
+    const { records, report } = pilot()
+    const withTranscripts = records.map((record) => ({ ...record, transcript: `artifacts/${record.task}/${record.arm}/seed-${record.seed}/transcript.jsonl` }))
+    const html = renderReportFiles(report, withTranscripts)['report.html']
+    expect(count(html, /<figure id="(forest|costs)-tool"/g)).toBe(2)
+    expect(count(html, /<svg /g)).toBe(2)
+    expect(html).not.toMatch(/<script|<link |<img |@import|url\(/i)
+    expect(html.replace(/xmlns(:xlink)?="http:\/\/www\.w3\.org\/[^"]+"/g, '')).not.toMatch(/https?:\/\//)
+    expect(html).toContain('<a href="artifacts/003/tool/seed-2/transcript.jsonl">transcript</a>')
+    expect(html).toContain('<a href="artifacts/003/tool/seed-2/diff.patch">diff.patch</a>')
+    expect(html).toContain('<a href="artifacts/003/tool/seed-2/oracle.stdout.txt">stdout</a>')
+    const markdown = renderReportFiles(report, withTranscripts)['report.md']
+    expect(markdown).toContain('[diff.patch](artifacts/003/tool/seed-2/diff.patch)')
+    expect(markdown).toContain('Figure (in report.html): Per-task relative cost change: tool against baseline.')
+  })
+
+  test('same records, same bytes; a free control (r = +∞) is left out of the forest plot and the caption says so', () => {
+    const { records, report } = pilot()
+    expect(renderReportFiles(report, records)['report.html']).toBe(renderReportFiles(report, [...records].reverse())['report.html'])
+    const ids = taskIds(6)
+    const free = ids.flatMap((task, index) => [1, 2].flatMap((seed) => [run(task, 'baseline', seed, index === 0 ? 0 : 1, 'solved'), run(task, 'tool', seed, index === 0 ? 0.1 : 0.8, 'solved')]))
+    const freeReport = analyzeRuns(free, settings(), expectedRuns(ids, ['baseline', 'tool'], 2))
+    const [forest] = reportFigures(freeReport, free)
+    expect(forest!.marks.tasks).toBe(5)
+    expect(forest!.caption).toContain('1 task(s) whose baseline cost nothing (r = +∞) are not drawn.')
+  })
+
+  test('a skill experiment gets one row per condition, claim arms and design checks told apart', () => {
+    const { records, expected } = experimentRecords({ tasks: 6, arms: ['control', 'target', 'negative', 'full'], change: (_task, arm) => (arm === 'target' ? -0.3 : arm === 'full' ? -0.2 : 0.002) })
+    const report = analyzeRuns(records, settings({ control: 'control', treatments: ['target', 'full'], designChecks: ['negative'] }), expected)
+    const conditions = reportFigures(report, records).find((figure) => figure.id === 'conditions')!
+    const svg = renderSvg(conditions.spec)
+    expect(count(svg, /aria-label="condition [^"]+"/g)).toBe(4)
+    for (const row of ['target vs control', 'full vs control', 'negative vs control', 'full vs target']) expect(svg).toContain(`aria-label="condition ${row}: `)
+  })
+})
