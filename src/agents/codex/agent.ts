@@ -8,6 +8,7 @@ import { pricedAgentVersion } from '../pricing/version.ts'
 import { resolveAgentPackage } from '../packages.ts'
 import { loopbackPorts, SCRIPTED_MODEL_KEY } from '../scripted-run.ts'
 import type { AgentContext, AgentRunRequest, AgentRunResult } from '../types.ts'
+import { codexBubblewrapDir } from './bubblewrap.ts'
 import { classifyCodexSession } from './classify.ts'
 import { CodexOptionsSchema, type CodexOptions } from './options.ts'
 import { readRollout } from './rollout.ts'
@@ -97,6 +98,9 @@ export class CodexAgent extends CliAgent<CodexOptions, { readonly codexHome: str
     const env: Record<string, string> = { ...request.env, ...(scriptedUrl === undefined ? {} : { TASK_OUTCOME_SCRIPTED_MODEL_KEY: SCRIPTED_MODEL_KEY }) }
     const codexHome = env.CODEX_HOME ?? path.join(env.HOME ?? path.join(path.dirname(request.transcriptPath), 'home'), '.codex')
     env.CODEX_HOME = codexHome
+    // Codex's sandbox runs on the bubblewrap it ships, not an older one on the host (see codexBubblewrapDir).
+    const bubblewrapDir = this.spec.bin === undefined ? codexBubblewrapDir(resolveAgentPackage('codex')) : null
+    if (bubblewrapDir !== null) env.PATH = env.PATH === undefined || env.PATH === '' ? bubblewrapDir : `${bubblewrapDir}${path.delimiter}${env.PATH}`
     await mkdir(codexHome, { recursive: true })
     return { args: this.execArgs(request.prompt, options), env, loopbackPorts: loopbackPorts(options.baseUrl), context: { codexHome } }
   }
