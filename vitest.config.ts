@@ -1,12 +1,12 @@
 import { defineConfig } from 'vitest/config'
-import TaskOutcomeReporter from './reporters/task-outcome.ts'
 import { experimentProject } from './src/vitest/project.ts'
 
 // Each experiment is a Vitest project: `npx vitest run --project <name>`.
-// `unit` is the project's own test suite (`npm test`).
+// `unit` is the project's own test suite (`npm test`). No `reporters` here:
+// the plugin adds the task-outcome reporter itself, whatever reporters the
+// command line names, and Vitest keeps its defaults (github-actions in CI).
 export default defineConfig(async () => ({
   test: {
-    reporters: ['default', new TaskOutcomeReporter()],
     projects: [
       {
         test: {

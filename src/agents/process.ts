@@ -75,6 +75,19 @@ export interface AgentProcessResult {
 /** The environment variable every process of a run inherits, so stragglers outside its group can be found. */
 export const RUN_TAG_VARIABLE = 'TASK_OUTCOME_RUN_TAG'
 
+/**
+ * The tag of the Vitest invocation (set by the plugin in the main process,
+ * inherited by its workers). Every agent process carries it too, so the
+ * invocation's watchdog finds and kills whatever is left when Vitest dies.
+ */
+export const SESSION_VARIABLE = 'TASK_OUTCOME_SESSION'
+
+/** The invocation's tag for an agent's environment, when this process belongs to one. */
+function sessionTag(): Record<string, string> {
+  const session = process.env[SESSION_VARIABLE]
+  return session === undefined || session === '' ? {} : { [SESSION_VARIABLE]: session }
+}
+
 const DEFAULT_KILL_GRACE_MS = 2000
 const POLL_MS = 25
 
@@ -199,7 +212,7 @@ export async function runAgentProcess(options: AgentProcessOptions): Promise<Age
   const started = performance.now()
   const graceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS
   const tag = randomUUID()
-  const env = { ...options.env, [RUN_TAG_VARIABLE]: tag }
+  const env = { ...options.env, ...sessionTag(), [RUN_TAG_VARIABLE]: tag }
   const line =
     options.sandbox === undefined
       ? { file: options.file, args: [...options.args], env, cwd: options.cwd }
@@ -209,7 +222,7 @@ export async function runAgentProcess(options: AgentProcessOptions): Promise<Age
         }
   const subprocess = execa(line.file, line.args, {
     cwd: line.cwd,
-    env: { ...line.env, [RUN_TAG_VARIABLE]: tag },
+    env: { ...line.env, ...sessionTag(), [RUN_TAG_VARIABLE]: tag },
     extendEnv: false,
     detached: true,
     reject: false,

@@ -30,14 +30,15 @@ export function sha256(data: string | Uint8Array): string {
 }
 
 /**
- * The experiment as hashed. `maxWorkers` (how fast it runs) and `output`
- * (where results go) do not change what is measured, so a resume may change
- * them. The change log is left out too: it records changes, it is not one
- * (spec.json keeps it, and refuses an edit of an entry it has seen); the
- * pre-registration document's path stays in, and its bytes are in the files.
+ * The experiment as hashed. `maxWorkers` (how fast it runs), `output` (where
+ * results go) and `maxBudgetUsd` (when to stop spending) do not change what a
+ * run measures, so a resume may change them. The change log is left out too:
+ * it records changes, it is not one (spec.json keeps it, and refuses an edit
+ * of an entry it has seen); the pre-registration document's path stays in,
+ * and its bytes are in the files.
  */
 export function normaliseExperiment(spec: Experiment): Record<string, unknown> {
-  const { maxWorkers: _maxWorkers, output: _output, preregistration, ...measured } = spec
+  const { maxWorkers: _maxWorkers, output: _output, maxBudgetUsd: _maxBudgetUsd, preregistration, ...measured } = spec
   const hashed = preregistration?.document === undefined ? measured : { ...measured, preregistration: { document: preregistration.document } }
   return JSON.parse(canonicalJson(hashed)) as Record<string, unknown>
 }

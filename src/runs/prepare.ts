@@ -12,8 +12,9 @@ import { armAppliesTo, loadSkillLibrary, resolveArmSkills } from '../workspace/s
 import type { Task } from '../tasks/task.ts'
 import { planRuns, type PlannedRun } from './plan.ts'
 import { runKey, type RecordedRun } from './record.ts'
+import { readRecordedRuns } from './shards.ts'
 import { knownSpecHashes, parseRecordedSpec, recordedChangeLog, type RecordedSpec } from './spec-record.ts'
-import { checkPlanned, readRuns, runsFilePath } from './store.ts'
+import { checkPlanned, runsFilePath } from './store.ts'
 
 /** An experiment ready to run: its tasks, its spec hash and its plan. */
 export interface PreparedExperiment {
@@ -187,11 +188,10 @@ export function currentSpecRuns(prepared: PreparedExperiment, records: readonly 
   return records.filter((record) => record.specSha256 === prepared.specSha256)
 }
 
-/** Reads and checks the recorded runs of a prepared experiment; returns the current spec's, keyed by (task, arm, seed). */
+/** Reads and checks the recorded runs of a prepared experiment (runs.jsonl and its shard files); returns the current spec's, keyed by (task, arm, seed). */
 export function recordedRunsFor(prepared: PreparedExperiment): Map<string, RecordedRun> {
-  const file = runsFilePath(prepared.experiment.outDir)
-  const { records } = readRuns(file, { setAsideTorn: true })
+  const { records, files } = readRecordedRuns(prepared.experiment.outDir)
   checkRecordedRuns(prepared, records)
-  checkPlanned(records, prepared.plan, path.relative(prepared.experiment.root, file), prepared.specSha256)
+  for (const { file, records: own } of files) checkPlanned(own, prepared.plan, path.relative(prepared.experiment.root, file), prepared.specSha256)
   return new Map(currentSpecRuns(prepared, records).map((record) => [runKey(record), record]))
 }

@@ -2,20 +2,23 @@ import path from 'node:path'
 import { test } from 'vitest'
 import { createAgent } from '../agents/index.ts'
 import type { Agent } from '../agents/types.ts'
-import { SpecError } from '../errors.ts'
+import { HarnessFailure, SpecError } from '../errors.ts'
 import { canonicalJson } from '../experiment/hash.ts'
 import { resolveExperiment, type LoadedExperiment } from '../experiment/load.ts'
 import { armAgentSpec, executeRun, experimentToolchain } from '../runs/execute.ts'
 import { experimentSandboxVersion } from '../runs/sandbox.ts'
 import { caseName } from '../runs/plan.ts'
 import { runSummary } from '../runs/summary.ts'
-import type { Versions } from '../runs/record.ts'
+import { runKey, type RunRecord, type Versions } from '../runs/record.ts'
 import { runsFilePath } from '../runs/store.ts'
 import { loadTask } from '../tasks/load.ts'
 import type { Task } from '../tasks/task.ts'
 import { harnessVersion } from '../version.ts'
-import { ALREADY_RECORDED, setRun } from './meta.ts'
+import { isRefusal, reserveRun, type Reservation } from './budget.ts'
+import { ALREADY_RECORDED, NOT_RUN_BUDGET, NOT_RUN_STOPPED, setRun } from './meta.ts'
 import type { TaskModulePayload } from './payload.ts'
+import { currentSession } from './session.ts'
+import { readStopNote, STOPPING_REASONS, writeStopNote } from './stop.ts'
 
 /** Refuses to run an arm whose versions differ from those already recorded for it. */
 function checkVersions(arm: string, recorded: Versions | undefined, current: Omit<Versions, 'model'>, runsFile: string): void {
@@ -68,38 +71,105 @@ export function declareTaskRuns(experimentModule: Record<string, unknown>, paylo
     return entry
   }
 
+  const metadataFile = path.join(payload.taskDir, 'metadata.json')
+  const session = currentSession()
+  const name = experiment.spec.name
+
   for (const run of payload.runs) {
     test(caseName(run), { timeout: payload.caseTimeoutMs }, async (context) => {
       if (run.recorded !== null) {
         context.skip(`${ALREADY_RECORDED} ${runsFile} (${run.recorded.outcome}, $${run.recorded.costUsd.toFixed(4)}): not run again`)
       }
-      const loadedTask = await (task ??= loadTask(payload.taskDir, experiment.root))
-      const { agent, version } = await agentFor(run.arm, { PATH: process.env.PATH ?? '' })
-      const record = await executeRun({
-        experiment,
-        task: loadedTask,
-        arm: run.arm,
-        seed: run.seed,
-        order: run.order,
-        specSha256: payload.specSha256,
-        taskFiles: payload.taskFiles,
-        agent,
-        agentVersion: version,
-        signal: context.signal,
-        log: (line) => console.warn(line),
-      })
-      const recordedModel = payload.recordedVersions[run.arm]?.model
-      if (recordedModel !== undefined && recordedModel !== record.versions.model) {
-        throw new SpecError(
-          `arm ${run.arm}: the agent used model ${record.versions.model}, but ${runsFile} holds runs with ${recordedModel}. ` +
-            `A resume never mixes versions; this run is not recorded.`,
-        )
+      const stop = session === undefined ? undefined : readStopNote(session.dir, name)
+      if (stop !== undefined) context.skip(`${NOT_RUN_STOPPED} at ${stop.run} (${stop.reason}): ${firstLine(stop.message)}`)
+      let reservation: Reservation | undefined
+      if (payload.budget !== null && session !== undefined) {
+        const reserved = reserveRun(path.join(session.dir, `budget-${name}`), runKey(run), payload.budget)
+        if (isRefusal(reserved)) {
+          context.skip(
+            `${NOT_RUN_BUDGET}: $${reserved.spentUsd.toFixed(2)} spent + $${reserved.runningUsd.toFixed(2)} under way at their caps + ` +
+              `$${payload.budget.runCapUsd.toFixed(2)} for this run would pass maxBudgetUsd $${reserved.maxUsd.toFixed(2)}` +
+              (payload.budget.shard === null ? '' : ` (this shard's share, ${payload.budget.shard})`),
+          )
+          return
+        }
+        reservation = reserved
+      }
+      let spent = payload.budget?.runCapUsd ?? 0
+      let record: RunRecord
+      try {
+        const loadedTask = await (task ??= loadTask(payload.taskDir, experiment.root))
+        const { agent, version } = await agentFor(run.arm, { PATH: process.env.PATH ?? '' })
+        record = await executeRun({
+          experiment,
+          task: loadedTask,
+          arm: run.arm,
+          seed: run.seed,
+          order: run.order,
+          specSha256: payload.specSha256,
+          taskFiles: payload.taskFiles,
+          agent,
+          agentVersion: version,
+          signal: context.signal,
+          log: (line) => console.warn(line),
+          ...(session === undefined ? {} : { workspaceRoot: session.dir }),
+        })
+        spent = record.costUsd
+        const recordedModel = payload.recordedVersions[run.arm]?.model
+        if (recordedModel !== undefined && recordedModel !== record.versions.model) {
+          throw new SpecError(
+            `arm ${run.arm}: the agent used model ${record.versions.model}, but ${runsFile} holds runs with ${recordedModel}. ` +
+              `A resume never mixes versions; this run is not recorded.`,
+          )
+        }
+      } catch (error) {
+        if (error instanceof HarnessFailure && STOPPING_REASONS.has(error.reason) && session !== undefined) {
+          writeStopNote(session.dir, name, { reason: error.reason, message: error.message, run: caseName(run) })
+        }
+        throw pointAtTask(error, metadataFile)
+      } finally {
+        reservation?.settle(spent)
       }
       setRun(context.task.meta, record)
-      await context.annotate(runSummary(record), 'run')
+      for (const [type, message] of runProperties(record)) await context.annotate(message, type)
       if (experiment.spec.failUnsolved && !record.solved) {
-        throw new Error(`${caseName(run)}: ${record.outcome} (failUnsolved is on; the run is recorded)`)
+        throw pointAtTask(new Error(`${caseName(run)}: ${record.outcome} (failUnsolved is on; the run is recorded)`), metadataFile)
       }
     })
   }
+}
+
+/** The first line of a message (a stop note's reason in one line). */
+function firstLine(message: string): string {
+  return message.split('\n').find((line) => line.trim() !== '' && !line.startsWith('no measurement after')) ?? message
+}
+
+/**
+ * The run's record as JUnit properties (Vitest writes a case's annotations as
+ * `<property>`s): one property per measure, so CI tools read them without parsing.
+ */
+export function runProperties(record: RunRecord): Array<[string, string]> {
+  const tokens = record.tokens == null ? '' : String(record.tokens.input + record.tokens.output + record.tokens.cacheRead + record.tokens.cacheWrite)
+  return [
+    ['outcome', record.outcome],
+    ['costUsd', String(record.costUsd)],
+    ['turns', record.turns === null ? '' : String(record.turns)],
+    ['tokens', tokens],
+    ['specSha256', record.specSha256],
+    ['task', record.task],
+    ['arm', record.arm],
+    ['seed', String(record.seed)],
+  ]
+}
+
+/**
+ * Makes a case's failure point at its task's metadata.json instead of the
+ * harness's source: the default reporter shows the task, and GitHub's
+ * annotation lands on it. The message stays whole; the stack is the harness's
+ * business, not the user's.
+ */
+function pointAtTask(error: unknown, metadataFile: string): Error {
+  const failure = error instanceof Error ? error : new Error(String(error))
+  failure.stack = `${failure.name}: ${failure.message}\n    at ${metadataFile}:1:1`
+  return failure
 }

@@ -12,6 +12,12 @@ export interface ExperimentProvide {
 /** How the note of a case skipped on resume starts (the reporter counts these). */
 export const ALREADY_RECORDED = 'already recorded in'
 
+/** How the note of a case not started because a harness failure stopped the experiment starts. */
+export const NOT_RUN_STOPPED = 'not run: the experiment stopped'
+
+/** How the note of a case not started because of the experiment's budget starts. */
+export const NOT_RUN_BUDGET = 'not run: the budget'
+
 /** The key under which an experiment project provides itself. */
 export const PROVIDE_KEY = 'taskOutcome'
 

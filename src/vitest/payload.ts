@@ -14,4 +14,14 @@ export interface TaskModulePayload {
   readonly recordedVersions: Readonly<Record<string, Versions>>
   /** Per-case timeout in ms: every attempt's agent and oracle timeouts plus the backoffs. */
   readonly caseTimeoutMs: number
+  /** The experiment's whole budget (`maxBudgetUsd`) as the workers apply it, or null without one. */
+  readonly budget: {
+    readonly maxUsd: number
+    /** What the runs already recorded cost (this shard's, for a shard). */
+    readonly spentBeforeUsd: number
+    /** A run's cap (`budgetUsd`): what a run under way may still cost. */
+    readonly runCapUsd: number
+    /** `i/n` for a shard (its share of the limit), else null. */
+    readonly shard: string | null
+  } | null
 }

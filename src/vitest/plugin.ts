@@ -1,13 +1,18 @@
 import path from 'node:path'
 import type { Plugin } from 'vite'
+import type { TestProject, Vitest } from 'vitest/node'
 import { requireAgentPackage } from '../agents/packages.ts'
-import { SpecError } from '../errors.ts'
 import type { LoadedExperiment } from '../experiment/load.ts'
 import { armAgentSpec } from '../runs/execute.ts'
 import { prepareLoadedExperiment, recordedRunsFor, type PreparedExperiment } from '../runs/prepare.ts'
 import { runKey, type Versions } from '../runs/record.ts'
 import { experimentSandboxVersion } from '../runs/sandbox.ts'
+import { shardFilePath } from '../runs/shards.ts'
+import { readRuns } from '../runs/store.ts'
+import { attachReporter } from './attach.ts'
+import { namedByProjectFilter, refuse, refusedOption } from './guards.ts'
 import type { TaskModulePayload } from './payload.ts'
+import { startSession } from './session.ts'
 
 // Beside this file, with its extension: `declare.ts` in the sources, `declare.js` in the build.
 const DECLARE_MODULE = path.resolve(import.meta.dirname, `declare${path.extname(import.meta.filename)}`)
@@ -26,12 +31,54 @@ interface PluginState {
   readonly versionsByArm: Record<string, Versions>
 }
 
+/**
+ * The experiment's whole-run budget as the workers apply it: the limit, and
+ * what the runs already recorded cost. A shard sees only its own spending, so
+ * it gets its share of the limit and counts its own shard's records.
+ */
+function budgetFor(experiment: LoadedExperiment, recorded: PluginState['recorded'], shard: { index: number; count: number } | undefined): TaskModulePayload['budget'] {
+  const { maxBudgetUsd, budgetUsd } = experiment.spec
+  if (maxBudgetUsd === undefined) return null
+  const records = [...recorded.values()]
+  const own = shard === undefined ? records : readRuns(shardFilePath(experiment.outDir, shard)).records
+  return {
+    maxUsd: shard === undefined ? maxBudgetUsd : maxBudgetUsd / shard.count,
+    spentBeforeUsd: own.reduce((sum, record) => sum + record.costUsd, 0),
+    runCapUsd: budgetUsd,
+    shard: shard === undefined ? null : `${shard.index}/${shard.count}`,
+  }
+}
+
 function versionsByArm(recorded: PluginState['recorded']): Record<string, Versions> {
   const byArm: Record<string, Versions> = {}
   for (const record of recorded.values()) {
     if (record.versions !== undefined && !(record.arm in byArm)) byArm[record.arm] = record.versions
   }
   return byArm
+}
+
+const WATCH_SWITCHED_OFF = Symbol.for('task-outcome.watch-switched-off')
+const SESSION_STARTED = Symbol.for('task-outcome.session-started')
+
+/** An experiment never watches: a saved file must never re-run paid agents. Switches watch mode off for the whole invocation, once. */
+function refuseToWatch(vitest: Vitest): void {
+  const holder = vitest as unknown as Record<symbol, unknown>
+  if (!vitest.config.watch || holder[WATCH_SWITCHED_OFF] === true) return
+  holder[WATCH_SWITCHED_OFF] = true
+  vitest.config.watch = false
+  ;(vitest as unknown as { watcher?: { unregisterWatcher?: () => void } }).watcher?.unregisterWatcher?.()
+  vitest.logger.log('task-outcome: experiments do not watch: this runs once, as `vitest run` does, and exits (a saved file must never re-run paid agents).')
+}
+
+/** Starts the invocation's session (watchdog, own workspace folder) once per Vitest, and says what stale folders it removed. */
+function startSessionOnce(vitest: Vitest): void {
+  const holder = vitest as unknown as Record<symbol, unknown>
+  if (holder[SESSION_STARTED] === true) return
+  holder[SESSION_STARTED] = true
+  const { removedStale } = startSession()
+  if (removedStale.length > 0) {
+    vitest.logger.log(`task-outcome: removed ${removedStale.length} workspace folder(s) left by a killed run: ${removedStale.map((dir) => path.basename(dir)).join(', ')}`)
+  }
 }
 
 /** Whether a module id is a task folder's `metadata.json` in this experiment's task set (a generated test module). */
@@ -65,6 +112,9 @@ function taskManifest(files: Readonly<Record<string, string>>, taskDir: string):
 
 /**
  * The task-outcome Vite plugin for one experiment. In Vitest's main process it
+ * refuses options that would bias the measurement, switches watch mode off,
+ * adds the task-outcome reporter (recording belongs to the plugin, whatever
+ * reporters the command line names), starts the invocation's watchdog,
  * validates the tasks, checks the recorded runs against the spec (a changed
  * spec stops the experiment before any run) and turns each task's
  * `metadata.json` into a test module whose cases are the task's runs.
@@ -77,24 +127,37 @@ export function taskOutcomePlugin(experiment: LoadedExperiment): Plugin {
       return { prepared, recorded, versionsByArm: versionsByArm(recorded) }
     }))
   const tasksDir = experiment.tasksDir
+  const name = experiment.spec.name
+  let shard: { index: number; count: number } | undefined
   return {
     name: 'task-outcome',
     enforce: 'pre',
     async configureVitest(context) {
+      const { vitest, project } = context as unknown as { vitest: Vitest; project: TestProject }
       neverCacheTaskModules(context, (id) => isTaskModule(id, tasksDir))
+      attachReporter(vitest)
+      if (vitest.config.mergeReports) return
+      const refusal = refusedOption(project, name)
+      if (refusal !== undefined) refuse(vitest, refusal)
+      refuseToWatch(vitest)
+      // --maxWorkers (or the root config's) is a resource limit: it wins over the experiment's own.
+      if (vitest.config.maxWorkers !== undefined) project.config.maxWorkers = vitest.config.maxWorkers
+      shard = vitest.config.shard ?? undefined
       // An agent CLI is an optional peer dependency: a missing one stops the experiment here, in one line, before any run.
       for (const arm of Object.keys(experiment.spec.arms)) requireAgentPackage(armAgentSpec(experiment, arm))
-      // No working sandbox (and no `sandbox: 'none'`): stop before any run, with the line saying what to install.
-      await experimentSandboxVersion(experiment.spec)
       const { prepared } = await prepare()
       if (prepared.tasks.length === 0) {
         const relative = path.relative(experiment.root, tasksDir) || '.'
-        throw new SpecError(
-          `experiment "${experiment.spec.name}" has no task folders in ${relative}. ` +
-            `Make them first: \`npx task-outcome harvest --repo <your repo> --out candidates.json --test-command "<cmd>"\`, ` +
-            `then \`npx task-outcome select --candidates candidates.json --out ${relative}\`.`,
-        )
+        const make =
+          `Make them first: \`npx task-outcome harvest --repo <your repo> --out candidates.json --test-command "<cmd>"\`, ` +
+          `then \`npx task-outcome select --candidates candidates.json --out ${relative}\`.`
+        if (namedByProjectFilter(vitest, name)) refuse(vitest, `experiment "${name}" has no task folders in ${relative}. ${make}`)
+        vitest.logger.warn(`task-outcome: experiment "${name}" has no task folders in ${relative}: skipped. ${make}`)
+        return
       }
+      // No working sandbox (and no `sandbox: 'none'`): stop before any run, with the line saying what to install.
+      await experimentSandboxVersion(experiment.spec)
+      startSessionOnce(vitest)
     },
     async load(id) {
       if (!isTaskModule(id, tasksDir)) return null
@@ -114,6 +177,7 @@ export function taskOutcomePlugin(experiment: LoadedExperiment): Plugin {
           }),
         recordedVersions: versionsByArm,
         caseTimeoutMs: caseTimeoutMs(experiment),
+        budget: budgetFor(experiment, recorded, shard),
       }
       const code = [
         `import { declareTaskRuns } from ${JSON.stringify(DECLARE_MODULE)}`,

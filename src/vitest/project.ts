@@ -5,6 +5,8 @@ import { listTaskDirs } from '../tasks/load.ts'
 import { PROVIDE_KEY, type ExperimentProvide } from './meta.ts'
 import { caseTimeoutMs, taskOutcomePlugin } from './plugin.ts'
 
+let nextGroupOrder = 1
+
 /** Options of `experimentProject`. */
 export interface ExperimentProjectOptions {
   /** The export holding the experiment (default: the default export). */
@@ -44,7 +46,9 @@ export async function experimentProject(file: string, options: ExperimentProject
       fileParallelism: true,
       // Never Vitest's blanket retry: retrying unsolved runs until they pass biases the result.
       retry: 0,
-      sequence: { shuffle: false, concurrent: false },
+      // Each experiment its own group: Vitest runs groups one after another, and refuses projects
+      // with different maxWorkers in one group.
+      sequence: { shuffle: false, concurrent: false, groupOrder: nextGroupOrder++ },
       testTimeout: timeout,
       hookTimeout: timeout,
       provide: { [PROVIDE_KEY]: provide },

@@ -50,6 +50,12 @@ const common = {
   env: { pass: ['ANTHROPIC_API_KEY', 'CLAUDE_CODE_OAUTH_TOKEN'] },
   cleanPath: [],
   maxWorkers: 2,
+  // The whole experiment's spending limit: `validate` refuses a plan whose forecast passes it, and
+  // while it runs no run starts when the spend so far plus the caps (budgetUsd) of the runs under way
+  // plus its own cap would pass it; those runs are reported missing. A resource limit like maxWorkers:
+  // outside the spec hash, so it may be raised between resumes. With --shard=i/n each shard gets 1/n.
+  // Here: 20 tasks × 2 arms × 3 seeds at the $2 cap forecast $240.
+  maxBudgetUsd: 250,
 } satisfies Omit<ExperimentInput, 'name'>
 
 /** The pilot: every task, 3 seeds; exploratory, labelled "pilot". */

@@ -114,7 +114,7 @@ describe('task-outcome publish and verify-archive', () => {
     expect(entry.archive.file).toBe(path.join(fixture.outDir, 'artifacts', 'transcripts.tar.gz'))
   })
 
-  test('an incomplete experiment is refused, naming the missing runs; a missing transcript is refused, naming it; nothing is written', async () => {
+  test('an incomplete experiment is refused, naming the missing runs; so are a broken hash chain and a missing or altered transcript; nothing is written', async () => {
     const fixture = await scriptedPilot({ tasks: 2, baselineCost: 0.02, toolCost: 0.01 })
     expect((await fixture.vitest(['-t', 'baseline'])).exitCode).toBe(0)
     const claimsFile = path.join(fixture.root, 'claims.json')
@@ -123,17 +123,24 @@ describe('task-outcome publish and verify-archive', () => {
     expect(incomplete.stderr).toContain('is incomplete, so it has no verdict and cannot be published: 2 planned run(s) missing: 001-task-1 › tool › seed 1; 002-task-2 › tool › seed 1')
 
     expect((await fixture.vitest()).exitCode).toBe(0)
+    const runsFile = path.join(fixture.outDir, 'runs.jsonl')
+    const intact = await readFile(runsFile, 'utf8')
+    await writeFile(runsFile, intact.replace(/"costUsd":0\.02/, '"costUsd":0.015'))
+    const broken = await cli(['publish', fixture.outDir, '--claims', claimsFile])
+    expect(broken.exitCode).toBe(1)
+    expect(broken.stderr).toMatch(/runs\.jsonl:2: the hash chain breaks here/)
+    await writeFile(runsFile, intact)
+
     const [first, second] = (await fixture.runs()) as Array<{ transcript: string; task: string; arm: string }>
     await unlink(path.join(fixture.outDir, first!.transcript))
     const noTranscript = await cli(['publish', fixture.outDir, '--claims', claimsFile])
     expect(noTranscript.exitCode).toBe(1)
-    expect(noTranscript.stderr).toContain('1 transcript(s) do not match runs.jsonl')
     expect(noTranscript.stderr).toContain(`${first!.task} › ${first!.arm} › seed 1: its transcript ${first!.transcript} is missing`)
-    // A transcript changed after its run is refused by the read itself (every read checks the transcripts present), naming its line.
+
     await writeFile(path.join(fixture.outDir, second!.transcript), '{"status":"completed","costUsd":0.0001}\n')
-    const changed = await cli(['publish', fixture.outDir, '--claims', claimsFile])
-    expect(changed.exitCode).toBe(1)
-    expect(changed.stderr).toMatch(new RegExp(`runs\\.jsonl:\\d: ${second!.task} › ${second!.arm} › seed 1: its transcript ${second!.transcript} hashes to`))
+    const altered = await cli(['publish', fixture.outDir, '--claims', claimsFile])
+    expect(altered.exitCode).toBe(1)
+    expect(altered.stderr).toContain(`${second!.task} › ${second!.arm} › seed 1: its transcript ${second!.transcript} hashes to`)
     await expect(readFile(claimsFile)).rejects.toThrow()
   })
 })

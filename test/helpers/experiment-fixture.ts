@@ -6,6 +6,9 @@ import { execa, type ResultPromise } from 'execa'
 /** The repository root (where vitest and the fixture config live). */
 export const repoRoot = path.resolve(import.meta.dirname, '../..')
 
+/** Vitest's command-line entry: run with `node` directly, so the spawned pid is Vitest's main process. */
+export const VITEST_BIN = path.join(repoRoot, 'node_modules', 'vitest', 'vitest.mjs')
+
 /** A folder task for a fixture: files of `starting/`, the verify script, an optional solve script. */
 export interface FixtureTask {
   readonly id: string
@@ -47,7 +50,7 @@ export interface ExperimentFixture {
   readonly setDir: string
   readonly experimentFile: string
   readonly outDir: string
-  /** Runs `vitest run` on the fixture's experiment project with extra CLI arguments. */
+  /** Runs `vitest run` on the fixture's experiment project with extra CLI arguments (its pid is Vitest's main process, in a session of its own). */
   vitest(args?: readonly string[], options?: { env?: Record<string, string> }): ResultPromise<{ reject: false; all: true }>
   /** The lines of runs.jsonl, parsed. */
   runs(): Promise<Array<Record<string, unknown>>>
@@ -55,6 +58,8 @@ export interface ExperimentFixture {
   runsText(): Promise<string>
   /** Rewrites the experiment file with other options. */
   writeExperiment(options: Record<string, unknown>): Promise<void>
+  /** Writes an executable bash script beside the experiment file (a `command` agent's `bin: './<name>'`). */
+  writeScript(name: string, body: string): Promise<void>
 }
 
 /** The three tasks most fixtures use: gold solves each, noop none. */
@@ -102,6 +107,10 @@ export async function createExperimentFixture(tasks: readonly FixtureTask[], exp
     outDir,
     writeExperiment,
     runsText,
+    async writeScript(name, body) {
+      await writeFile(path.join(setDir, name), `#!/usr/bin/env bash\nset -euo pipefail\n${body}\n`)
+      await chmod(path.join(setDir, name), 0o755)
+    },
     async runs() {
       return (await runsText())
         .split('\n')
@@ -109,7 +118,7 @@ export async function createExperimentFixture(tasks: readonly FixtureTask[], exp
         .map((line) => JSON.parse(line) as Record<string, unknown>)
     },
     vitest(args = [], options = {}) {
-      return execa('npx', ['vitest', 'run', '--config', 'test/fixtures/experiment.config.ts', '--project', 'fixture', ...args], {
+      return execa(process.execPath, [VITEST_BIN, 'run', '--config', 'test/fixtures/experiment.config.ts', '--project', 'fixture', ...args], {
         cwd: repoRoot,
         env: { TASK_OUTCOME_EXPERIMENT: experimentFile, TASK_OUTCOME_ROOT: root, NO_COLOR: '1', CI: '1', ...options.env },
         reject: false,

@@ -63,7 +63,7 @@ describe('the change log of a pre-registered experiment', () => {
 
     const copied = path.join(fixture.root, 'runs-without-spec.jsonl')
     await writeFile(copied, await fixture.runsText())
-    const bare = await cli(['analyze', copied, '--control', 'noop'])
+    const bare = await cli(['analyze', copied, '--control', 'noop', '--no-plan'])
     expect(bare.exitCode).toBe(1)
     expect(bare.stderr).toContain('holds runs of 2 spec hashes')
     expect(bare.stderr).toContain('runs under different specs are never pooled')

@@ -2,18 +2,6 @@ import { existsSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { readRecordedSpec } from '../../runs/prepare.ts'
 
-/**
- * The smallest number of tasks at which the one-sided exact Wilcoxon
- * signed-rank test can reach p < α/m (every task's d below zero gives
- * p = 2⁻ⁿ; with m claim arms Holm multiplies the smallest p by m). Below it
- * no result, however large, could be supported: at α = 0.05 and one arm, 5.
- */
-export function exactTestFloor(alpha: number, comparisons = 1): number {
-  let n = 1
-  while (0.5 ** n >= alpha / comparisons) n++
-  return n
-}
-
 /** A path as typed from the working folder: relative inside it, absolute outside it. */
 function typed(file: string): string {
   const relative = path.relative(process.cwd(), file)

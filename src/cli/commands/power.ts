@@ -5,7 +5,8 @@ import { powerAnalysis, type PowerAnalysis } from '../../analysis/power.ts'
 import { canonicalJson } from '../../experiment/hash.ts'
 import path from 'node:path'
 import { loadAnalysisInput, probabilityOption, resolveInput } from './analysis-input.ts'
-import { confirmatorySelectCommand, exactTestFloor } from './confirmatory-command.ts'
+import { signedRankTasksForAlpha } from '../../stats/signed-rank-floor.ts'
+import { confirmatorySelectCommand } from './confirmatory-command.ts'
 
 interface PowerCliOptions {
   control?: string
@@ -78,7 +79,7 @@ export function registerPower(program: Command): void {
         return
       }
       process.stdout.write(`${results.map(formatPowerAnalysis).join('\n\n')}\n`)
-      const floor = exactTestFloor(settings.alpha, settings.treatments.length)
+      const floor = signedRankTasksForAlpha(settings.alpha, settings.treatments.length)
       const needed = results.map((result) => result.tasksNeeded).filter((n): n is number => n !== null)
       const formula = results.map((result) => result.formulaTasks).filter((n): n is number => n !== null)
       if (needed.length === 0) return
