@@ -126,7 +126,10 @@ describe('selecting from the sample', () => {
       for (const file of ['task.md', 'metadata.json', 'solution/gold.patch']) {
         const written = await readFile(path.join(scratch, 'same-seed', task, file), 'utf8')
         const inDemo = await readFile(path.join(demo, task, file), 'utf8')
-        expect(file === 'metadata.json' ? { ...JSON.parse(written), repo: null } : written).toEqual(file === 'metadata.json' ? { ...JSON.parse(inDemo), repo: null } : inDemo)
+        // fix_date (the contamination flag's input) is written by select since the demo set was committed: additive, optional.
+        const metadata = (text: string) => ({ ...JSON.parse(text), repo: null, fix_date: null })
+        expect(file === 'metadata.json' ? metadata(written) : written).toEqual(file === 'metadata.json' ? metadata(inDemo) : inDemo)
+        if (file === 'metadata.json') expect(JSON.parse(written).fix_date).toMatch(/^\d{4}-\d{2}-\d{2}T/)
       }
     }
     const other = await draw(1, 'other-seed')
