@@ -1,7 +1,6 @@
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import type { Reporter, TestCase, TestModule, TestProject, TestSpecification, Vitest } from 'vitest/node'
-import { concludeExperiment } from '../src/analysis/conclude.ts'
 import { summariseSweep } from '../src/analysis/skills-summary.ts'
 import { DataError, TaskOutcomeError } from '../src/errors.ts'
 import type { ChainHead } from '../src/runs/chain.ts'
@@ -488,6 +487,9 @@ export default class TaskOutcomeReporter implements Reporter {
     if (records.length < all.length) {
       lines.push(`  ${all.length - records.length} run(s) recorded under earlier specs are kept in ${relative} and not pooled: this analysis uses spec ${prepared.specSha256.slice(0, 12)} only`)
     }
+    // Loaded here, not at the top: the report's plotting library (Vega) awaits at its module's top level, and a
+    // CommonJS vitest.config that require()s the package must not reach it (ERR_REQUIRE_ASYNC_MODULE).
+    const { concludeExperiment } = await import('../src/analysis/conclude.ts')
     const conclusion = concludeExperiment({
       experiment: prepared.experiment.spec,
       records,
