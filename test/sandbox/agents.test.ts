@@ -62,11 +62,11 @@ describe('inside the sandbox, against the scripted model', () => {
     await solvesInSandbox(new ClaudeCodeAgent(spec, { experimentDir: folders.root }))
   })
 
-  // On this machine Codex's own apply_patch leaves the file unchanged outside the sandbox too (test/agents/codex's
-  // edit tests fail the same way on main, before the sandbox): here the whole session through the sandbox is checked.
-  it('codex runs a whole session', async () => {
+  // Inside the harness's sandbox Codex runs its commands without a nested sandbox of its own (danger-full-access):
+  // the run's bubblewrap is the wall.
+  it('codex runs a whole session and fixes the bug', async () => {
     await solvesInSandbox(new CodexAgent(AgentSpecSchema.parse({ kind: 'codex', model: 'gpt-5.5', options: { scriptedModel: { wrongEditRate: 0 } } })), {
-      fixes: false,
+      fixes: true,
       // Codex 0.171.0 checks for updates and reports analytics (github.com, api.github.com, chatgpt.com, ab.chatgpt.com).
       sideTraffic: /^CONNECT (api\.)?github\.com:443$|^CONNECT (ab\.)?chatgpt\.com:443$/,
     })

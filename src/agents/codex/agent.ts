@@ -67,13 +67,13 @@ export class CodexAgent extends CliAgent<CodexOptions, { readonly codexHome: str
   }
 
   /** The arguments of `codex exec` for a prompt. */
-  execArgs(prompt: string, options: CodexOptions = this.options): string[] {
+  execArgs(prompt: string, options: CodexOptions = this.options, inHarnessSandbox = false): string[] {
     return [
       'exec',
       '--json',
       '--skip-git-repo-check',
       '--sandbox',
-      options.sandbox,
+      options.sandbox ?? (inHarnessSandbox ? 'danger-full-access' : 'workspace-write'),
       '-m',
       this.#model,
       ...codexConfigArgs(options),
@@ -102,7 +102,7 @@ export class CodexAgent extends CliAgent<CodexOptions, { readonly codexHome: str
     const bubblewrapDir = this.spec.bin === undefined ? codexBubblewrapDir(resolveAgentPackage('codex')) : null
     if (bubblewrapDir !== null) env.PATH = env.PATH === undefined || env.PATH === '' ? bubblewrapDir : `${bubblewrapDir}${path.delimiter}${env.PATH}`
     await mkdir(codexHome, { recursive: true })
-    return { args: this.execArgs(request.prompt, options), env, loopbackPorts: loopbackPorts(options.baseUrl), context: { codexHome } }
+    return { args: this.execArgs(request.prompt, options, request.sandbox !== undefined), env, loopbackPorts: loopbackPorts(options.baseUrl), context: { codexHome } }
   }
 
   /** The stream, then the session's rollout file (kept beside the transcript) for per-request usage and turns. */

@@ -20,8 +20,12 @@ export const CodexOptionsSchema = z.strictObject({
   streamMaxRetries: z.number().int().nonnegative().optional(),
   /** That provider's `stream_idle_timeout_ms`: a stalled stream fails after this long. */
   streamIdleTimeoutMs: z.number().int().positive().optional(),
-  /** `--sandbox` for the commands Codex runs (default `workspace-write`: it may edit the workspace). */
-  sandbox: z.enum(['read-only', 'workspace-write', 'danger-full-access']).default('workspace-write'),
+  /**
+   * `--sandbox` for the commands Codex runs. Default: `danger-full-access` when the run is inside the harness's own
+   * sandbox (that bubblewrap is the wall; Codex's nested one depends on where its package and home lie and on the
+   * host's bwrap, and fails with `execvp codex-linux-sandbox` when it cannot start), `workspace-write` outside it.
+   */
+  sandbox: z.enum(['read-only', 'workspace-write', 'danger-full-access']).optional(),
   /** More `-c key=value` overrides; values are TOML (`'"o3"'`, `'true'`, `'["a"]'`). */
   config: z.record(z.string().min(1), z.string()).default({}),
   /** The price table's name for the model, when it differs from `agent.model`. */

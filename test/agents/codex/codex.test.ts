@@ -36,12 +36,17 @@ async function start(seed: number, faults: FaultRuleInput[] = []): Promise<Scrip
   return server
 }
 
+// These sessions run outside the harness's sandbox but as the harness runs Codex inside it: without a nested sandbox
+// of Codex's own (`danger-full-access`), whose start depends on where Codex's package and home lie and on the host's
+// bwrap (with Debian's 0.8.0 installed and the clone under /tmp, every command fails with `execvp codex-linux-sandbox`).
+const UNNESTED = { sandbox: 'danger-full-access' } as const
+
 function agent(url: string, options: Record<string, unknown> = {}): CodexAgent {
   return new CodexAgent(
     AgentSpecSchema.parse({
       kind: 'codex',
       model: MODEL,
-      options: { baseUrl: `${url}/v1`, envKey: KEY, requestMaxRetries: 0, streamMaxRetries: 0, ...options },
+      options: { baseUrl: `${url}/v1`, envKey: KEY, requestMaxRetries: 0, streamMaxRetries: 0, ...UNNESTED, ...options },
     }),
   )
 }
@@ -87,7 +92,7 @@ describe('codex against the scripted model server', () => {
   it("edits through the shell's apply_patch with a model outside Codex's catalog (which gets no apply_patch tool)", async () => {
     const seed = 3
     const scripted = await start(seed)
-    const outside = new CodexAgent(AgentSpecSchema.parse({ kind: 'codex', model: 'gpt-5', options: { baseUrl: `${scripted.url}/v1`, envKey: KEY, requestMaxRetries: 0, streamMaxRetries: 0 } }))
+    const outside = new CodexAgent(AgentSpecSchema.parse({ kind: 'codex', model: 'gpt-5', options: { baseUrl: `${scripted.url}/v1`, envKey: KEY, requestMaxRetries: 0, streamMaxRetries: 0, ...UNNESTED } }))
     const result = await outside.run(runRequest(folders, { seed, env: { [KEY]: 'test-key' } }))
     expect(result.stop).toBe('completed')
     expect(result.toolCallsBeforeFirstEdit).toBe(planSession(GREET_TASK, seed, { goldNamed: [], otherNamed: [] }).findIndex((turn) => turn.action.kind === 'edit'))
@@ -168,7 +173,7 @@ describe('processesOf', () => {
 
 describe('codex with options.scriptedModel', () => {
   it('starts its own scripted model server, which learns the fix from the task, and the real CLI applies it', async () => {
-    const scriptedAgent = new CodexAgent(AgentSpecSchema.parse({ kind: 'codex', model: MODEL, options: { scriptedModel: { wrongEditRate: 0 } } }))
+    const scriptedAgent = new CodexAgent(AgentSpecSchema.parse({ kind: 'codex', model: MODEL, options: { scriptedModel: { wrongEditRate: 0 }, ...UNNESTED } }))
     expect(scriptedAgent.options.scriptedModel).toMatchObject({ wrongEditRate: 0, faults: [] })
     const result = await scriptedAgent.run(runRequest(folders, { task: await taskWithSolution(folders) }))
     expect(result.stop).toBe('completed')

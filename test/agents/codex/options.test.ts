@@ -27,6 +27,12 @@ describe('codex options', () => {
     expect(args.slice(-4)).toEqual(['--enable', 'x', '--', '-fix it'])
   })
 
+  it("leave Codex's own sandbox off inside the harness's sandbox (that bubblewrap is the wall) unless the options name one", () => {
+    expect(new CodexAgent(spec({})).execArgs('x', undefined, true).slice(3, 5)).toEqual(['--sandbox', 'danger-full-access'])
+    expect(new CodexAgent(spec({})).execArgs('x', undefined, false).slice(3, 5)).toEqual(['--sandbox', 'workspace-write'])
+    expect(new CodexAgent(spec({ options: { sandbox: 'read-only' } })).execArgs('x', undefined, true).slice(3, 5)).toEqual(['--sandbox', 'read-only'])
+  })
+
   it('are checked before any run, naming the field', () => {
     expect(() => new CodexAgent(spec({ options: { baseURL: 'x' } }))).toThrow(/agent\.options\.baseURL: unknown field/)
     expect(() => new CodexAgent(spec({ options: { sandbox: 'none' } }))).toThrow(/agent\.options\.sandbox/)
