@@ -54,6 +54,8 @@ describe('the task folder and the template, hashed before every run and every or
     const second = await fixture.vitest(['-t', 'seed 2'])
     expect(second.exitCode).not.toBe(0)
     expect(second.all).toMatch(/harness failure \(tampered\).*before the run, its template .* no longer holds what it was made from: value\.txt changed/)
+    // The experiment stops at once: the other seed-2 run is not started (it would meet the same template).
+    expect(second.all).toMatch(/1 run\(s\) not started, nothing recorded for them/)
     expect(await fixture.runs()).toHaveLength(2)
   })
 })
