@@ -170,6 +170,9 @@ export function runProperties(record: RunRecord): Array<[string, string]> {
  */
 function pointAtTask(error: unknown, metadataFile: string): Error {
   const failure = error instanceof Error ? error : new Error(String(error))
-  failure.stack = `${failure.name}: ${failure.message}\n    at ${metadataFile}:1:1`
+  // Its causes too: Vitest prints each cause's stack under the failure ("Caused by: …").
+  for (let current: unknown = failure; current instanceof Error; current = current.cause) {
+    current.stack = `${current.name}: ${current.message}\n    at ${metadataFile}:1:1`
+  }
   return failure
 }
