@@ -4,6 +4,7 @@ import type { TestProject, Vitest } from 'vitest/node'
 import { requireAgentPackage } from '../agents/packages.ts'
 import type { LoadedExperiment } from '../experiment/load.ts'
 import { armAgentSpec } from '../runs/execute.ts'
+import { caseName } from '../runs/plan.ts'
 import { prepareLoadedExperiment, recordedRunsFor, type PreparedExperiment } from '../runs/prepare.ts'
 import { runKey, type Versions } from '../runs/record.ts'
 import { experimentSandboxVersion } from '../runs/sandbox.ts'
@@ -193,10 +194,12 @@ export function taskOutcomePlugin(experiment: LoadedExperiment): Plugin {
         caseTimeoutMs: caseTimeoutMs(experiment),
         budget: budgetFor(experiment, recorded, shard),
       }
+      // A literal `test(name, …)` per run: Vitest 5's `vitest list` finds cases by parsing the module, not running it.
       const code = [
-        `import { declareTaskRuns } from ${JSON.stringify(DECLARE_MODULE)}`,
+        `import { taskRunCases, test } from ${JSON.stringify(DECLARE_MODULE)}`,
         `import * as experimentModule from ${JSON.stringify(experiment.file)}`,
-        `declareTaskRuns(experimentModule, ${JSON.stringify(payload)})`,
+        `const cases = taskRunCases(experimentModule, ${JSON.stringify(payload)})`,
+        ...payload.runs.map((run, i) => `test(${JSON.stringify(caseName(run))}, { timeout: ${payload.caseTimeoutMs} }, cases[${i}])`),
       ].join('\n')
       return { code, moduleType: 'js' }
     },
