@@ -6,7 +6,9 @@ import path from 'node:path'
  * this repository's own Vitest: the entries of Vitest and its dependency
  * closure copied from this repository's lockfile, at the same tree paths. So
  * `npm ci --offline` of it needs only tarballs this repository's own `npm ci`
- * already put into npm's cache (no packument, no registry).
+ * already put into npm's cache (no packument, no registry). Every entry gets
+ * its `resolved` URL (npm's registry layout) beside its `integrity`: without
+ * it, npm would need the package's packument to find the tarball.
  */
 
 interface LockEntry {
@@ -48,7 +50,9 @@ export function vitestProjectFiles(name = 'vitest-fixture'): { packageJson: stri
     const at = queue.shift()!
     if (kept[at] !== undefined) continue
     const { dev: _dev, devOptional: _devOptional, peer: _peer, ...entry } = lock.packages[at]!
-    kept[at] = { ...entry, dev: true }
+    const name = at.slice(at.lastIndexOf('node_modules/') + 'node_modules/'.length)
+    const resolved = entry.resolved ?? `https://registry.npmjs.org/${name}/-/${name.split('/').pop()}-${entry.version}.tgz`
+    kept[at] = { ...entry, resolved, dev: true }
     const optionalPeers = entry.peerDependenciesMeta ?? {}
     const names = [
       ...Object.keys(entry.dependencies ?? {}),
