@@ -93,10 +93,7 @@ function describeRun(run: TestCommandRun): string {
 export async function runFixTests(task: GitFixTask, workspace: Workspace, options: OracleOptions): Promise<FixTestsJudgement> {
   const isTestPath = testPathPredicate({ testGlobs: task.metadata.test_globs ?? DEFAULT_TEST_GLOBS, testFiles: task.metadata.test_files })
   // The oracle's own copy of the task's prepared dependency folder (read-only in its sandbox), never the workspace's.
-  const dependencies = await taskDependencies(task, {
-    sandboxed: options.sandbox !== undefined,
-    ...(options.toolchain === undefined ? {} : { pathVariable: options.toolchain.path }),
-  })
+  const dependencies = await taskDependencies(task, options.toolchain === undefined ? {} : { pathVariable: options.toolchain.path })
   const mount = dependencies?.mount
   const isDependency = (file: string) => mount !== undefined && (file === mount || file.startsWith(`${mount}/`))
   const changed = await workspace.changedFiles()

@@ -119,7 +119,7 @@ export async function runTrial(context: RunContext, artifactsDir: string): Promi
   try {
     await guard.watchTemplate(workspace.template)
     // The task's prepared dependency folder: read-only at <workspace>/<mount> for the arm setup and the agent (the oracle mounts its own).
-    const dependencies = await taskDependencies(task, { sandboxed, pathVariable: toolchain.path })
+    const dependencies = await taskDependencies(task, { pathVariable: toolchain.path })
     await guard.watchDependencies(dependencies)
     const testRunner = await testRunnerVersion(task, dependencies, toolchain)
     if (context.recordedTestRunner !== undefined && context.recordedTestRunner !== testRunner) {

@@ -5,7 +5,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { execa } from 'execa'
 import { HarnessFailure } from '../errors.ts'
-import { isolatedCommandLine, SANDBOX_HOST_PATH, toolchainMounts } from '../sandbox/index.ts'
+import { isolatedCommandLine, probeSandbox, SANDBOX_HOST_PATH, toolchainMounts } from '../sandbox/index.ts'
 import type { Task } from '../tasks/task.ts'
 import { parentTemplate, templateRoot } from './template.ts'
 
@@ -51,7 +51,7 @@ export interface PreparedDependencies {
 export interface PrepareOptions {
   /** The PATH the prepare command gets (the oracle's resolved toolchain); default: the host's, cleaned of `node_modules/.bin`. */
   readonly pathVariable?: string
-  /** Run the command in a sandbox without network (default true). */
+  /** Run the command in a sandbox without network (default: wherever this machine has a working sandbox). */
   readonly sandboxed?: boolean
   /** The SHA-256 each input must have (the task's metadata); a mismatch is a harness failure. */
   readonly expected?: Readonly<Record<string, string>>
@@ -141,7 +141,7 @@ async function runPrepare(recipe: DependencyRecipe, building: string, options: P
     npm_config_audit: 'false',
     npm_config_fund: 'false',
   }
-  const sandboxed = options.sandboxed !== false
+  const sandboxed = options.sandboxed ?? (await probeSandbox().then(() => true, () => false))
   const command = { file: '/bin/bash', args: ['-c', recipe.prepare], cwd: project, env: sandboxed ? { ...env, TMPDIR: '/tmp' } : env }
   const line = sandboxed
     ? {
@@ -289,7 +289,7 @@ export async function preparedRunner(prepared: PreparedDependencies, testCommand
  * `toolchain`): the inputs read from its template (the parent commit's
  * files) and checked against the SHA-256s its metadata records.
  */
-export async function taskDependencies(task: Task, options: Omit<PrepareOptions, 'expected' | 'where'>): Promise<PreparedDependencies | null> {
+export async function taskDependencies(task: Task, options: Omit<PrepareOptions, 'expected' | 'where' | 'sandboxed'>): Promise<PreparedDependencies | null> {
   if (task.kind !== 'git-fix' || task.metadata.toolchain === undefined) return null
   const { toolchain } = task.metadata
   const template = await parentTemplate(task.repo, task.metadata.base)

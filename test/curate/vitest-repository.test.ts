@@ -3,6 +3,11 @@ import os from 'node:os'
 import path from 'node:path'
 import { execa } from 'execa'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createAgent } from '../../src/agents/index.ts'
+import { SpecError } from '../../src/errors.ts'
+import { loadExperiments } from '../../src/experiment/load.ts'
+import { executeRun } from '../../src/runs/execute.ts'
+import { prepareLoadedExperiment } from '../../src/runs/prepare.ts'
 import { GitFixMetadataSchema } from '../../src/tasks/metadata.ts'
 import { templateRoot } from '../../src/workspace/template.ts'
 import { createExperimentFixture, repoRoot, type ExperimentFixture } from '../helpers/experiment-fixture.ts'
@@ -169,4 +174,38 @@ describe('a Vitest-based repository, harvested with the README example', () => {
       expect(transcript.match(/REFUSED/g)).toHaveLength(4)
     }
   }, 600_000)
+
+  it('a resume whose task was judged with another test runner stops before the agent starts', async () => {
+    const [experiment] = await loadExperiments({ file: fixture.experimentFile, root: fixture.root })
+    const prepared = await prepareLoadedExperiment(experiment!)
+    const task = prepared.tasks[0]!
+    const agent = createAgent(experiment!.spec.agent, { experimentDir: experiment!.dir, root: experiment!.root })
+    const run = executeRun({
+      experiment: experiment!, task, arm: 'baseline', seed: 7, order: 0, specSha256: prepared.specSha256, agent, agentVersion: 'hostile',
+      recordedTestRunner: 'vitest 3.2.4',
+    })
+    await expect(run).rejects.toThrow(SpecError)
+    await expect(run).rejects.toThrow(`${task.id}: its recorded runs were judged with test runner vitest 3.2.4, but this run would use vitest ${pinnedVitestVersion()}`)
+  })
+
+  it('without a sandbox, an agent that writes into the prepared folder through the link stops the experiment before the oracle', async () => {
+    const [folder] = await taskFolders()
+    await fixture.writeScript('tamper.sh', ['echo "process.exit(0)" >> node_modules/vitest/vitest.mjs', 'echo \'{"status":"completed","costUsd":0.01}\''].join('\n'))
+    await fixture.writeExperiment({
+      name: 'fixture',
+      agent: { kind: 'command', bin: './tamper.sh' },
+      arms: { baseline: {}, again: {} },
+      control: 'baseline',
+      seeds: 1,
+      sandbox: 'none',
+      tasks: { include: [folder] },
+      output: path.join(fixture.root, 'tamper-out'),
+    })
+    const result = await fixture.vitest()
+    expect(result.exitCode).not.toBe(0)
+    expect(result.all).toMatch(/tampered/)
+    expect(result.all).toMatch(/before the oracle, its prepared node_modules \S+ had vitest\/vitest\.mjs written since it was checked against its manifest/)
+    expect(await readFile(path.join(fixture.root, 'tamper-out', 'runs.jsonl'), 'utf8').catch(() => '')).toBe('')
+  }, 600_000)
 })
+

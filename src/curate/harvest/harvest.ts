@@ -44,8 +44,7 @@ export interface HarvestOptions {
  */
 export async function harvestToolchain(recipe: DependencyRecipe, workDir: string): Promise<{ recipe: DependencyRecipe; pathVariable: string; sandboxed: boolean }> {
   const toolchain = await oracleToolchain(process.env.PATH, [templateRoot(), workDir, process.cwd()])
-  const sandboxed = await probeSandbox().then(() => true, () => false)
-  return { recipe, pathVariable: toolchain.path, sandboxed }
+  return { recipe, pathVariable: toolchain.path, sandboxed: await probeSandbox().then(() => true, () => false) }
 }
 
 /** The default number of commits harvested at once. */
