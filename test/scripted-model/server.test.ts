@@ -94,6 +94,22 @@ describe('Anthropic Messages API', () => {
     })
   })
 
+  test('usage does not depend on where the harness made the workspace and HOME (a sharded run bills what an unsharded one does)', async () => {
+    const usageIn = async (workspace: string, home: string) => {
+      const server = await startScriptedModel({ task, seed: 1, workspace, home, policy: { wrongEditRate: 0 } })
+      try {
+        const system = [{ type: 'text', text: `You are an agent.\nPrimary working directory: ${workspace}\nMemory: ${home}/.claude/memory`, cache_control: { type: 'ephemeral' } }]
+        const response = await fetch(`${server.url}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(request({ system })) })
+        return ((await response.json()) as { usage: Record<string, number> }).usage
+      } finally {
+        await server.close()
+      }
+    }
+    const near = await usageIn('/w/001-x-aaaaaa/ws', '/w/run-bbbbbb/home')
+    const far = await usageIn('/srv/a/much/longer/workspace/root/001-x-cccccc/ws', '/srv/a/much/longer/workspace/root/run-dddddd/home')
+    expect(far).toEqual(near)
+  })
+
   test('count_tokens answers in proportion to the prompt', async () => {
     await start()
     const small = (await (await post('/v1/messages/count_tokens', request())).json()) as { input_tokens: number }
