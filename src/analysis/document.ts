@@ -418,6 +418,7 @@ function provenanceBlocks(report: AnalysisReport): Block[] {
         ['tool under test', versionText(v.tool)],
         ['node', versionText(v.node)],
         ['sandbox', versionText(v.sandbox)],
+        ['test runner', versionText(v.testRunner)],
       ],
     },
   ]

@@ -78,6 +78,7 @@ export function simpleTasks(count = 3, solveDelaySeconds = 0): FixtureTask[] {
 export async function createExperimentFixture(tasks: readonly FixtureTask[], experiment: Record<string, unknown> = {}): Promise<ExperimentFixture> {
   const root = await mkdtemp(path.join(os.tmpdir(), 'task-outcome-fixture-'))
   const setDir = path.join(root, 'tasks', 'fixture')
+  await mkdir(setDir, { recursive: true })
   await writeFolderTasks(setDir, tasks)
   const experimentFile = path.join(setDir, 'experiment.ts')
   const outDir = path.join(root, 'out')
