@@ -38,6 +38,8 @@ export interface HandlerContext {
   readonly meter: UsageMeter
   /** The run's workspace (absolute), when the server was told; handlers make tool paths absolute with it. */
   readonly workspace: string | undefined
+  /** The run's HOME (absolute), when the server was told; usage counts it as a stand-in (see `runPathCharacters`). */
+  readonly home: string | undefined
   /** The model id to report; undefined: echo the request's model. */
   readonly model: string | undefined
   /** A fresh id, unique within the server (`msg_scripted_7`). */
@@ -74,6 +76,8 @@ export interface ScriptedModelServerOptions {
   /** The run's seed: the policy's random choices derive from it. */
   readonly seed: number
   readonly workspace?: string
+  /** The agent's HOME: with the workspace, a path the harness chose that must not change what a run bills. */
+  readonly home?: string
   /** The model id reported in responses (default: the one requested). */
   readonly model?: string
   readonly policy?: PolicyOptions
@@ -121,6 +125,7 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
     turn: (conversation) => nextTurn(conversation, options.task, options.seed, options.policy),
     meter,
     workspace: options.workspace,
+    home: options.home,
     model: options.model,
     nextId: (prefix) => `${prefix}_scripted_${++ids}`,
   }

@@ -21,9 +21,10 @@ import { currentSession } from './session.ts'
 import { readStopNote, STOPPING_REASONS, writeStopNote } from './stop.ts'
 
 /** Refuses to run an arm whose versions differ from those already recorded for it. */
-function checkVersions(arm: string, recorded: Versions | undefined, current: Omit<Versions, 'model'>, runsFile: string): void {
+function checkVersions(arm: string, recorded: Versions | undefined, current: Omit<Versions, 'model' | 'testRunner'>, runsFile: string): void {
   if (recorded === undefined) return
-  const { model: _model, ...was } = recorded
+  // The test runner belongs to the task, not the arm: the run checks it (RunContext.recordedTestRunner).
+  const { model: _model, testRunner: _testRunner, ...was } = recorded
   if (canonicalJson(was) === canonicalJson(current)) return
   const changed = (Object.keys(current) as Array<keyof typeof current>)
     .filter((key) => was[key] !== current[key])
@@ -108,6 +109,7 @@ export function declareTaskRuns(experimentModule: Record<string, unknown>, paylo
           order: run.order,
           specSha256: payload.specSha256,
           taskFiles: payload.taskFiles,
+          ...(payload.recordedTestRunner === undefined ? {} : { recordedTestRunner: payload.recordedTestRunner }),
           agent,
           agentVersion: version,
           signal: context.signal,

@@ -5,7 +5,7 @@ import { requireAgentPackage } from '../agents/packages.ts'
 import type { LoadedExperiment } from '../experiment/load.ts'
 import { armAgentSpec } from '../runs/execute.ts'
 import { prepareLoadedExperiment, recordedRunsFor, type PreparedExperiment } from '../runs/prepare.ts'
-import { runKey, type Versions } from '../runs/record.ts'
+import { runKey, type RecordedRun, type Versions } from '../runs/record.ts'
 import { experimentSandboxVersion } from '../runs/sandbox.ts'
 import { shardFilePath } from '../runs/shards.ts'
 import { readRuns } from '../runs/store.ts'
@@ -16,6 +16,15 @@ import { startSession } from './session.ts'
 
 // Beside this file, with its extension: `declare.ts` in the sources, `declare.js` in the build.
 const DECLARE_MODULE = path.resolve(import.meta.dirname, `declare${path.extname(import.meta.filename)}`)
+
+/** The test runner a task's recorded runs were judged with (`versions.testRunner`; absent when none says). */
+function recordedTestRunner(records: readonly RecordedRun[]): { recordedTestRunner?: string | null } {
+  for (const record of records) {
+    const runner = (record.versions as { testRunner?: unknown } | undefined)?.testRunner
+    if (runner === null || typeof runner === 'string') return { recordedTestRunner: runner }
+  }
+  return {}
+}
 
 /** The per-case timeout: every attempt's agent and oracle timeouts, the backoffs, and a minute of slack per attempt. */
 export function caseTimeoutMs(experiment: LoadedExperiment): number {
@@ -176,6 +185,7 @@ export function taskOutcomePlugin(experiment: LoadedExperiment): Plugin {
             return { ...run, recorded: record === undefined ? null : { outcome: record.outcome, costUsd: record.costUsd } }
           }),
         recordedVersions: versionsByArm,
+        ...recordedTestRunner([...recorded.values()].filter((record) => record.task === taskId)),
         caseTimeoutMs: caseTimeoutMs(experiment),
         budget: budgetFor(experiment, recorded, shard),
       }
