@@ -3,7 +3,7 @@ import type { ServerResponse } from 'node:http'
 import { cursorSchemas, type CursorMessage, type CursorSchemas } from './cursor-schemas.ts'
 import { sendJson, type Exchange, type HandlerContext, type ProtocolHandler } from './server.ts'
 import type { Action, Conversation, ConversationMessage, ConversationPart, Usage } from './types.ts'
-import { CHARS_PER_TOKEN, estimateTokens } from './usage.ts'
+import { CHARS_PER_TOKEN, estimateTokens, runPathCharacters } from './usage.ts'
 
 /**
  * Cursor's agent backend, as `@cursor/sdk`'s local agent talks to it
@@ -132,13 +132,34 @@ export function cursorTool(action: Exclude<Action, { kind: 'finish' }>, workspac
   }
 }
 
+interface LsNode {
+  readonly absPath?: string
+  readonly childrenDirs?: readonly LsNode[]
+  readonly childrenFiles?: readonly { readonly name?: string }[]
+}
+
+/** An `ls` tree as sorted workspace-relative file paths, `.git` left out (its object names change with every commit). */
+function listedFiles(root: LsNode | undefined): string[] {
+  const files: string[] = []
+  const walk = (node: LsNode, prefix: string) => {
+    for (const file of node.childrenFiles ?? []) files.push(`${prefix}${file.name ?? ''}`)
+    for (const dir of node.childrenDirs ?? []) {
+      const name = path.basename(dir.absPath ?? '')
+      if (name !== '.git') walk(dir, `${prefix}${name}/`)
+    }
+  }
+  if (root !== undefined) walk(root, '')
+  return files.sort()
+}
+
 /** The text the model is shown for an exec's answer, and whether it failed. */
 export function answerText(answer: ExecAnswer): { readonly text: string; readonly isError: boolean } {
   if (answer.kind === 'throw') return { text: `error: ${answer.error}`, isError: true }
   const result = oneof(answer.value, 'result')
   const value = result.value as Json | undefined
   if (result.case !== 'success') return { text: `error: ${JSON.stringify((value as CursorMessage | undefined)?.toJson?.() ?? value ?? {})}`, isError: true }
-  if (answer.case === 'readResult') return { text: String(value?.content ?? ''), isError: false }
+  if (answer.case === 'readResult') return { text: String(oneof(value, 'output').value ?? ''), isError: false }
+  if (answer.case === 'lsResult') return { text: listedFiles(value?.directoryTreeRoot as LsNode | undefined).join('\n'), isError: false }
   return { text: JSON.stringify((value as CursorMessage).toJson()), isError: false }
 }
 
@@ -251,9 +272,10 @@ class CursorSession {
     const workspacePaths = ((requestContext as Json | undefined)?.env as Json | undefined)?.workspacePaths as readonly string[] | undefined
     const workspace = this.#context.workspace ?? workspacePaths?.[0] ?? process.cwd()
     const system = systemPrompt(requestContext)
+    const count = runPathCharacters({ workspace, home: this.#context.home })
     const messages: ConversationMessage[] = [{ role: 'user', parts: [{ type: 'text', text: userText }] }]
     let total: Usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }
-    let newChars = system.length + userText.length
+    let newChars = count(system) + count(userText)
     for (let step = 1; !this.#closed && this.#trailer === undefined; step++) {
       const conversation: Conversation = { system, messages, tools: [...TOOLS], kind: 'agent' }
       const turn = this.#context.turn(conversation)
@@ -263,10 +285,10 @@ class CursorSession {
       const action = turn.action
       const callId = this.#context.nextId('call')
       const tool = action.kind === 'finish' ? undefined : cursorTool(action, workspace, callId)
-      const promptChars = JSON.stringify(messages).length + system.length
+      const promptChars = count(JSON.stringify(messages)) + count(system)
       const usage = this.#context.meter.measure(
         { cacheKey, cacheableTokens: Math.ceil((promptChars - newChars) / CHARS_PER_TOKEN), uncachedTokens: Math.max(1, Math.ceil(newChars / CHARS_PER_TOKEN)) },
-        estimateTokens(turn.text) + (tool === undefined ? 0 : estimateTokens(JSON.stringify(tool.input)) + 10),
+        estimateTokens(turn.text, count) + (tool === undefined ? 0 : estimateTokens(JSON.stringify(tool.input), count) + 10),
       )
       total = { inputTokens: total.inputTokens + usage.inputTokens, outputTokens: total.outputTokens + usage.outputTokens, cacheReadTokens: total.cacheReadTokens + usage.cacheReadTokens, cacheWriteTokens: total.cacheWriteTokens + usage.cacheWriteTokens }
       if (tool === undefined) {
@@ -288,7 +310,7 @@ class CursorSession {
       this.#update('stepCompleted', { stepId: BigInt(step), stepDurationMs: BigInt(Date.now() - startedAt) })
       const assistant: ConversationPart[] = [...(turn.text === '' ? [] : [{ type: 'text' as const, text: turn.text }]), { type: 'tool-call', id: callId, name: tool.name, input: tool.input }]
       messages.push({ role: 'assistant', parts: assistant }, { role: 'user', parts: [{ type: 'tool-result', callId, text, isError }] })
-      newChars = text.length
+      newChars = count(text)
     }
   }
 }

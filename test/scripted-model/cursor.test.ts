@@ -27,8 +27,8 @@ afterEach(async () => {
   server = undefined
 })
 
-async function start(): Promise<ScriptedModelServer> {
-  server = await startScriptedModel({ task, seed: 1, workspace: WS, policy: { wrongEditRate: 0 } })
+async function start(workspace = WS): Promise<ScriptedModelServer> {
+  server = await startScriptedModel({ task, seed: 1, workspace, policy: { wrongEditRate: 0 } })
   return server
 }
 
@@ -99,14 +99,24 @@ class SdkSide {
 
 const runRequest = (text: string) => ({ message: { case: 'runRequest', value: { conversationId: 'agent-1', action: { action: { case: 'userMessageAction', value: { userMessage: { text } } } } } } })
 const execResult = (id: number, kind: string, result: Json) => ({ message: { case: 'execClientMessage', value: { id, message: { case: kind, value: { result } } } } })
-const requestContext = (id: number, rules: { content: string; fullPath: string }[] = []) =>
-  execResult(id, 'requestContextResult', { case: 'success', value: { requestContext: { rules, env: { workspacePaths: [WS] } } } })
+const requestContext = (id: number, rules: { content: string; fullPath: string }[] = [], workspace = WS) =>
+  execResult(id, 'requestContextResult', { case: 'success', value: { requestContext: { rules, env: { workspacePaths: [workspace] } } } })
 
 /** Answers an exec the way the SDK's local executor would, from made-up files. */
-function answer(exec: Json): Json {
+function answer(exec: Json, workspace = WS): Json {
   const id = Number(exec.id)
-  if (exec.lsArgs !== undefined) return execResult(id, 'lsResult', { case: 'success', value: { directoryTreeRoot: { absPath: WS, childrenFiles: [{ name: 'README.md' }] } } })
-  if (exec.grepArgs !== undefined) return execResult(id, 'grepResult', { case: 'success', value: { pattern: (exec.grepArgs as Json).pattern, path: WS } })
+  if (exec.lsArgs !== undefined) {
+    const tree = {
+      absPath: workspace,
+      childrenFiles: [{ name: 'README.md' }],
+      childrenDirs: [
+        { absPath: `${workspace}/src`, childrenFiles: [{ name: 'greet.js' }, { name: 'other.js' }] },
+        { absPath: `${workspace}/.git`, childrenFiles: [{ name: `ORIG_HEAD.${workspace.length}` }] },
+      ],
+    }
+    return execResult(id, 'lsResult', { case: 'success', value: { directoryTreeRoot: tree } })
+  }
+  if (exec.grepArgs !== undefined) return execResult(id, 'grepResult', { case: 'success', value: { pattern: (exec.grepArgs as Json).pattern, path: workspace } })
   if (exec.readArgs !== undefined) {
     const file = String((exec.readArgs as Json).path)
     return execResult(id, 'readResult', { case: 'success', value: { path: file, output: { case: 'content', value: file.endsWith('greet.js') ? task.edits[0]!.before! : '// other\n' } } })
@@ -155,6 +165,23 @@ describe('the Cursor agent backend protocol', () => {
     })
     expect(usage.cacheReadTokens).toBeGreaterThan(0)
     expect(updates.filter((update) => update.stepStarted !== undefined)).toHaveLength(execs.length + 1)
+  })
+
+  it('bills the same tokens wherever the harness made the workspace (its path counts as a fixed stand-in; .git is not listed)', async () => {
+    const billed = async (workspace: string) => {
+      const scripted = await start(workspace)
+      const sdk = new SdkSide(scripted.url, 'req-paths')
+      await sdk.open()
+      await sdk.append(runRequest(task.prompt))
+      await sdk.append(requestContext(Number((await sdk.untilExec()).exec!.id), [], workspace))
+      for (let step = await sdk.untilExec(); step.exec !== undefined; step = await sdk.untilExec()) await sdk.append(answer(step.exec, workspace))
+      const usage = scripted.usage
+      await server!.close()
+      server = undefined
+      return usage
+    }
+    const short = await billed('/w')
+    expect(await billed('/tmp/a-much-longer-root/task-outcome-runs/shard-2/ws-Xy12Ab')).toEqual(short)
   })
 
   it('writes the whole fixed file where the edit lands, at the workspace path', async () => {
