@@ -70,9 +70,20 @@ export class HarnessFailure extends TaskOutcomeError {
 /**
  * The experiment, a task folder or the pre-registered spec is wrong, or changed
  * under recorded runs. Raised before any money is spent, or to stop a resume.
+ * It is the user's to fix and its message says where and how, so, like
+ * `DataError`, it carries no stack trace and no own fields for Vitest (which
+ * prints a failed config or `configureVitest` as an inspected error) or the
+ * CLI to print beside it.
  */
 export class SpecError extends TaskOutcomeError {
-  readonly code: string = 'TASK_OUTCOME_SPEC_ERROR'
+  get code(): string {
+    return 'TASK_OUTCOME_SPEC_ERROR'
+  }
+
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options)
+    this.stack = `${this.name}: ${message}`
+  }
 }
 
 /**
@@ -114,12 +125,20 @@ export function formatProblems(problems: readonly Problem[]): string {
  * (file, field, message) for callers that show them their own way.
  */
 export class ProblemsError extends SpecError {
-  override readonly code: string = 'TASK_OUTCOME_PROBLEMS'
-  readonly problems: readonly Problem[]
+  override get code(): string {
+    return 'TASK_OUTCOME_PROBLEMS'
+  }
+
+  readonly #problems: readonly Problem[]
 
   constructor(summary: string, problems: readonly Problem[]) {
     super(`${summary}\n${formatProblems(problems)}`)
-    this.problems = problems
+    this.#problems = problems
+  }
+
+  /** Each problem (file, field, message), for callers that show them their own way. */
+  get problems(): readonly Problem[] {
+    return this.#problems
   }
 }
 

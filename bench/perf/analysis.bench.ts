@@ -4,6 +4,7 @@ import { expectedRuns } from '../../src/analysis/completeness.ts'
 import { renderReportFiles } from '../../src/analysis/conclude.ts'
 import { analyzeRuns } from '../../src/analysis/report.ts'
 import type { AnalysisSettings } from '../../src/analysis/settings.ts'
+import { DecisionSchema } from '../../src/experiment/schema.ts'
 import { summariseTaskArms } from '../../src/analysis/task-summary.ts'
 import type { RecordedRun } from '../../src/runs/record.ts'
 import { formatRuns, parseRuns } from '../../src/runs/store.ts'
@@ -63,12 +64,7 @@ const settings: AnalysisSettings = {
   departures: [],
   planChecked: true,
   budgetUsd: 5,
-  alpha: 0.05,
-  margin: 1,
-  resamples: 10_000,
-  bootstrapSeed: 20261014,
-  power: 0.8,
-  effect: 0.15,
+  ...DecisionSchema.parse({}),
 }
 
 export default async function run(): Promise<void> {

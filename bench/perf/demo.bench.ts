@@ -165,7 +165,7 @@ export default async function run(): Promise<void> {
           agent: agents.get(arm)!.agent,
           agentVersion: agents.get(arm)!.version,
         },
-        { agent: lastAgentResult!, judgement: lastJudgement!, changedFiles: lastChanged, sandboxVersion: UNSANDBOXED, toolchain: 'node (benchmark)', sandbox: null },
+        { agent: lastAgentResult!, judgement: lastJudgement!, changedFiles: lastChanged, sandboxVersion: UNSANDBOXED, toolchain: 'node (benchmark)', testRunner: null, sandbox: null },
         [],
         started,
         new Date(),

@@ -23,6 +23,7 @@ export async function startScriptedRun(request: AgentRunRequest, scripted: Scrip
     task,
     seed: request.seed,
     workspace: request.workspace,
+    ...(request.env.HOME === undefined ? {} : { home: request.env.HOME }),
     faults: scripted.faults,
     latencyMs: scripted.latencyMs,
     zeroUsage: scripted.zeroUsage,

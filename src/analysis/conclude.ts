@@ -69,7 +69,8 @@ export function renderReportFiles(report: AnalysisReport, records: readonly Reco
  * Applies the pre-registered decision rule to an experiment's recorded runs
  * at the end of a suite. Pure: with every planned run recorded it renders
  * report.json, report.md and report.html (same runs, same bytes: nothing in
- * them depends on time or machine) for the caller to write; otherwise there
+ * them depends on the time or machine of the analysis; the one clock reading
+ * they carry is the runs' own wall time) for the caller to write; otherwise there
  * are none and the text says `no verdict` and how many runs are missing.
  * Throws a `DataError` when records belong to another experiment or spec, or
  * contradict themselves.

@@ -291,24 +291,16 @@ function contaminationBlocks(report: AnalysisReport): Block[] {
 }
 
 function missingBlocks(report: AnalysisReport): Block[] {
-  const blocks: Block[] = []
-  if (report.missingRuns.length > 0) {
-    blocks.push({ kind: 'heading', level: 2, text: 'Missing runs' })
-    blocks.push({
-      kind: 'table',
-      header: ['task', 'arm', 'seeds missing'],
-      rows: report.missingRuns.map((gap) => [gap.task, gap.arm, formatSeeds(gap.seeds)]),
-    })
-  }
-  if (report.unexpectedRuns.length > 0) {
-    blocks.push({ kind: 'heading', level: 2, text: 'Runs not in the plan' })
-    blocks.push({
-      kind: 'table',
-      header: ['task', 'arm', 'seeds'],
-      rows: report.unexpectedRuns.map((gap) => [gap.task, gap.arm, formatSeeds(gap.seeds)]),
-    })
-  }
-  return blocks
+  return [...gapBlocks('Missing runs', 'seeds missing', report.missingRuns), ...gapBlocks('Runs not in the plan', 'seeds', report.unexpectedRuns)]
+}
+
+/** A heading and a table of (task, arm, seeds) gaps; nothing when there are none. */
+function gapBlocks(title: string, seedsHeader: string, gaps: AnalysisReport['missingRuns']): Block[] {
+  if (gaps.length === 0) return []
+  return [
+    { kind: 'heading', level: 2, text: title },
+    { kind: 'table', header: ['task', 'arm', seedsHeader], rows: gaps.map((gap) => [gap.task, gap.arm, formatSeeds(gap.seeds)]) },
+  ]
 }
 
 /** A skill experiment's design checks, one row each (reported, not part of the decision rule). */
@@ -426,6 +418,7 @@ function provenanceBlocks(report: AnalysisReport): Block[] {
         ['tool under test', versionText(v.tool)],
         ['node', versionText(v.node)],
         ['sandbox', versionText(v.sandbox)],
+        ['test runner', versionText(v.testRunner)],
       ],
     },
   ]

@@ -39,6 +39,11 @@ const CONFIG = {
   legend: { labelFontSize: 11, titleFontSize: 12, orient: 'bottom' },
 }
 
+/** A layered Vega-Lite spec in the report's width and style, one band of `step` pixels per row, the layers sharing their x scale. */
+function rowsOfLayers(step: number, layer: readonly unknown[]): VegaLiteSpec {
+  return { $schema: SCHEMA, width: WIDTH, height: { step }, config: CONFIG, layer, resolve: { scale: { x: 'shared' } } }
+}
+
 function percent(value: number): string {
   const text = (value * 100).toFixed(1)
   return `${value >= 0 ? '+' : ''}${text}%`
@@ -81,35 +86,28 @@ export function forestFigure(comparison: Comparison, records: readonly RecordedR
       `the shaded band is the 95% bootstrap interval of the median r (${percent(lower)} to ${percent(upper)}), the solid line the median (${percent(comparison.effect.medianRelativeChange)}), the dashed line zero.` +
       (left > 0 ? ` ${left} task(s) whose ${control} cost nothing (r = +∞) are not drawn.` : ''),
     marks: { tasks: tasks.length, runs: dots.length },
-    spec: {
-      $schema: SCHEMA,
-      width: WIDTH,
-      height: { step: ROW },
-      config: CONFIG,
-      layer: [
-        { data: { values: band }, mark: { type: 'rect', color: '#4c78a8', opacity: 0.14 }, encoding: { x: { field: 'lower', type: 'quantitative' }, x2: { field: 'upper' } } },
-        { data: { values: band }, mark: { type: 'rule', color: '#4c78a8', strokeWidth: 2 }, encoding: { x: { field: 'median', type: 'quantitative' } } },
-        { data: { values: [{ zero: 0 }] }, mark: { type: 'rule', color: '#222', strokeDash: [4, 3] }, encoding: { x: { field: 'zero', type: 'quantitative' } } },
-        {
-          data: { values: dots },
-          mark: { type: 'point', size: 42, strokeWidth: 1.5 },
-          encoding: {
-            x,
-            y,
-            yOffset: { field: 'arm', type: 'nominal', sort: [control, treatment], scale: { paddingOuter: 0.6 } },
-            color: { field: 'arm', type: 'nominal', title: 'arm', sort: [control, treatment], scale: { domain: [control, treatment], range: ['#8a8a8a', '#e45756'] } },
-            fill: { condition: { test: `datum.arm === ${JSON.stringify(treatment)}`, value: '#e45756' }, value: 'transparent' },
-            description: { field: 'description' },
-          },
+    spec: rowsOfLayers(ROW, [
+      { data: { values: band }, mark: { type: 'rect', color: '#4c78a8', opacity: 0.14 }, encoding: { x: { field: 'lower', type: 'quantitative' }, x2: { field: 'upper' } } },
+      { data: { values: band }, mark: { type: 'rule', color: '#4c78a8', strokeWidth: 2 }, encoding: { x: { field: 'median', type: 'quantitative' } } },
+      { data: { values: [{ zero: 0 }] }, mark: { type: 'rule', color: '#222', strokeDash: [4, 3] }, encoding: { x: { field: 'zero', type: 'quantitative' } } },
+      {
+        data: { values: dots },
+        mark: { type: 'point', size: 42, strokeWidth: 1.5 },
+        encoding: {
+          x,
+          y,
+          yOffset: { field: 'arm', type: 'nominal', sort: [control, treatment], scale: { paddingOuter: 0.6 } },
+          color: { field: 'arm', type: 'nominal', title: 'arm', sort: [control, treatment], scale: { domain: [control, treatment], range: ['#8a8a8a', '#e45756'] } },
+          fill: { condition: { test: `datum.arm === ${JSON.stringify(treatment)}`, value: '#e45756' }, value: 'transparent' },
+          description: { field: 'description' },
         },
-        {
-          data: { values: tasks },
-          mark: { type: 'point', shape: 'diamond', size: 110, filled: true, color: '#1b1b1b' },
-          encoding: { x: { field: 'r', type: 'quantitative' }, y, description: { field: 'description' } },
-        },
-      ],
-      resolve: { scale: { x: 'shared' } },
-    },
+      },
+      {
+        data: { values: tasks },
+        mark: { type: 'point', shape: 'diamond', size: 110, filled: true, color: '#1b1b1b' },
+        encoding: { x: { field: 'r', type: 'quantitative' }, y, description: { field: 'description' } },
+      },
+    ]),
   }
 }
 
@@ -151,32 +149,26 @@ export function pairedCostFigure(comparison: Comparison, records: readonly Recor
     caption:
       `The line joins each task's mean cost per arm (large dots); the small marks are the runs: circle solved, cross unsolved, triangle a timeout charged the budget cap.`,
     marks: { tasks: lines.length, runs: runs.length },
-    spec: {
-      $schema: SCHEMA,
-      width: WIDTH,
-      height: { step: ROW },
-      config: CONFIG,
-      layer: [
-        {
-          data: { values: lines },
-          mark: { type: 'rule', color: '#9a9a9a', strokeWidth: 2 },
-          encoding: { x: { field: 'control', type: 'quantitative', title: 'cost per run (USD)' }, x2: { field: 'treatment' }, y, description: { field: 'description' } },
+    spec: rowsOfLayers(ROW, [
+      {
+        data: { values: lines },
+        mark: { type: 'rule', color: '#9a9a9a', strokeWidth: 2 },
+        encoding: { x: { field: 'control', type: 'quantitative', title: 'cost per run (USD)' }, x2: { field: 'treatment' }, y, description: { field: 'description' } },
+      },
+      { data: { values: means }, mark: { type: 'point', filled: true, size: 90, opacity: 0.9 }, encoding: { x: { field: 'cost', type: 'quantitative' }, y, color: colour } },
+      {
+        data: { values: runs },
+        mark: { type: 'point', size: 30, strokeWidth: 1.4, opacity: 0.85 },
+        encoding: {
+          x: { field: 'cost', type: 'quantitative' },
+          y,
+          yOffset: { field: 'arm', type: 'nominal', sort: [control, treatment] },
+          color: colour,
+          shape: { field: 'outcome', type: 'nominal', title: 'outcome', scale: { domain: Object.keys(OUTCOME_SHAPES), range: Object.values(OUTCOME_SHAPES) } },
+          description: { field: 'description' },
         },
-        { data: { values: means }, mark: { type: 'point', filled: true, size: 90, opacity: 0.9 }, encoding: { x: { field: 'cost', type: 'quantitative' }, y, color: colour } },
-        {
-          data: { values: runs },
-          mark: { type: 'point', size: 30, strokeWidth: 1.4, opacity: 0.85 },
-          encoding: {
-            x: { field: 'cost', type: 'quantitative' },
-            y,
-            yOffset: { field: 'arm', type: 'nominal', sort: [control, treatment] },
-            color: colour,
-            shape: { field: 'outcome', type: 'nominal', title: 'outcome', scale: { domain: Object.keys(OUTCOME_SHAPES), range: Object.values(OUTCOME_SHAPES) } },
-            description: { field: 'description' },
-          },
-        },
-      ],
-    },
+      },
+    ]),
   }
 }
 
@@ -212,21 +204,15 @@ export function conditionsFigure(report: AnalysisReport): Figure | null {
     title: 'Skill conditions: median relative cost change',
     caption: 'One row per condition: the median per-task relative cost change against its reference, with its 95% bootstrap interval; the dashed line is zero. Design checks are never part of the claim.',
     marks: { tasks: rows.length, runs: 0 },
-    spec: {
-      $schema: SCHEMA,
-      width: WIDTH,
-      height: { step: ROW + 4 },
-      config: CONFIG,
-      layer: [
-        { data: { values: [{ zero: 0 }] }, mark: { type: 'rule', color: '#222', strokeDash: [4, 3] }, encoding: { x: { field: 'zero', type: 'quantitative' } } },
-        { data: { values: rows }, mark: { type: 'rule', strokeWidth: 3 }, encoding: { x: { field: 'lower', type: 'quantitative' }, x2: { field: 'upper' }, y, color: colour } },
-        {
-          data: { values: rows },
-          mark: { type: 'point', filled: true, size: 90 },
-          encoding: { x: { field: 'median', type: 'quantitative', title: 'median relative cost change', axis: { format: '+.0%' } }, y, color: colour, description: { field: 'description' } },
-        },
-      ],
-    },
+    spec: rowsOfLayers(ROW + 4, [
+      { data: { values: [{ zero: 0 }] }, mark: { type: 'rule', color: '#222', strokeDash: [4, 3] }, encoding: { x: { field: 'zero', type: 'quantitative' } } },
+      { data: { values: rows }, mark: { type: 'rule', strokeWidth: 3 }, encoding: { x: { field: 'lower', type: 'quantitative' }, x2: { field: 'upper' }, y, color: colour } },
+      {
+        data: { values: rows },
+        mark: { type: 'point', filled: true, size: 90 },
+        encoding: { x: { field: 'median', type: 'quantitative', title: 'median relative cost change', axis: { format: '+.0%' } }, y, color: colour, description: { field: 'description' } },
+      },
+    ]),
   }
 }
 

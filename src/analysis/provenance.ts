@@ -1,7 +1,7 @@
 import type { RecordedRun } from '../runs/record.ts'
 
 /** The version fields every record carries (DESIGN's `versions`). */
-export const VERSION_FIELDS = ['harness', 'agent', 'model', 'tool', 'node', 'sandbox'] as const
+export const VERSION_FIELDS = ['harness', 'agent', 'model', 'tool', 'node', 'sandbox', 'testRunner'] as const
 export type VersionField = (typeof VERSION_FIELDS)[number]
 
 /** Where a report's numbers come from: the spec they were recorded under, and what ran them (the sandbox's own summary is `sandbox-summary.ts`). */

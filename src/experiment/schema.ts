@@ -47,7 +47,7 @@ export type ArmSetup = z.infer<typeof ArmSetupSchema>
 export const ArmSpecSchema = z.strictObject({
   description: z.string().optional(),
   agent: AgentOverrideSchema.default({}),
-  setup: ArmSetupSchema.default({ files: {}, commands: [], env: {}, path: [] }),
+  setup: ArmSetupSchema.prefault({}),
   /**
    * Manipulation check: the hook events the arm's tool installs (e.g.
    * `UserPromptSubmit`, `PostToolUse`). A run in which none of them fired is a
@@ -204,15 +204,8 @@ export const ExperimentSchema = z
         attempts: z.number().int().positive().default(3),
         backoffSeconds: z.number().nonnegative().default(5),
       })
-      .default({ attempts: 3, backoffSeconds: 5 }),
-    decision: DecisionSchema.default({
-      alpha: 0.05,
-      margin: 1,
-      resamples: 10_000,
-      bootstrapSeed: 20261014,
-      power: 0.8,
-      effect: 0.15,
-    }),
+      .prefault({}),
+    decision: DecisionSchema.prefault({}),
     /** The agent's environment is an allowlist: host variables passed through, and fixed ones. */
     env: z
       .strictObject({

@@ -4,6 +4,7 @@ import { HarnessFailure } from '../errors.ts'
 import { DEFAULT_TEST_GLOBS, runnerTestFiles, testPathPredicate } from '../tasks/test-paths.ts'
 import type { GitFixTask } from '../tasks/task.ts'
 import { copyTemplate, parentTemplate } from '../workspace/template.ts'
+import { taskDependencies, type PreparedDependencies } from '../workspace/dependencies.ts'
 import type { Workspace } from '../workspace/workspace.ts'
 import { evaluateListed, type ListedOutcome } from './junit/outcome.ts'
 import { runTestCommand, type TestCommandRun } from './test-command.ts'
@@ -45,8 +46,9 @@ async function prepareCopy(task: GitFixTask, scratchDir: string, label: string, 
   return copy
 }
 
-function runTests(task: GitFixTask, copy: string, options: OracleOptions, label: string): Promise<TestCommandRun> {
+function runTests(task: GitFixTask, copy: string, options: OracleOptions, label: string, dependencies: PreparedDependencies | null): Promise<TestCommandRun> {
   return runTestCommand({
+    dependencies,
     command: task.metadata.test_command,
     cwd: copy,
     testFiles: runnerTestFiles(task.metadata.test_files, task.metadata.test_globs ?? DEFAULT_TEST_GLOBS),
@@ -90,9 +92,13 @@ function describeRun(run: TestCommandRun): string {
  */
 export async function runFixTests(task: GitFixTask, workspace: Workspace, options: OracleOptions): Promise<FixTestsJudgement> {
   const isTestPath = testPathPredicate({ testGlobs: task.metadata.test_globs ?? DEFAULT_TEST_GLOBS, testFiles: task.metadata.test_files })
+  // The oracle's own copy of the task's prepared dependency folder (read-only in its sandbox), never the workspace's.
+  const dependencies = await taskDependencies(task, options.toolchain === undefined ? {} : { pathVariable: options.toolchain.path })
+  const mount = dependencies?.mount
+  const isDependency = (file: string) => mount !== undefined && (file === mount || file.startsWith(`${mount}/`))
   const changed = await workspace.changedFiles()
-  const taken = changed.filter((file) => !isTestPath(file))
-  const ignored = changed.filter((file) => isTestPath(file))
+  const taken = changed.filter((file) => !isTestPath(file) && !isDependency(file))
+  const ignored = changed.filter((file) => isTestPath(file) || isDependency(file))
   const notes = [
     `took ${taken.length} changed non-test file(s) from the agent${taken.length > 0 ? `: ${taken.join(', ')}` : ''}`,
     `ignored ${ignored.length} change(s) to tests or test infrastructure${ignored.length > 0 ? `: ${ignored.join(', ')}` : ''}`,
@@ -101,7 +107,7 @@ export async function runFixTests(task: GitFixTask, workspace: Workspace, option
   try {
     const copy = await prepareCopy(task, options.scratchDir, 'oracle', { dir: workspace.dir, files: taken })
     copies.push(copy)
-    const run = await runTests(task, copy, options, 'oracle')
+    const run = await runTests(task, copy, options, 'oracle', dependencies)
     if (options.signal?.aborted) throw new HarnessFailure('oracle', `${task.id}: the oracle was cancelled`, { retryable: false })
     notes.push(describeRun(run))
     let outcome: ListedOutcome
@@ -113,7 +119,7 @@ export async function runFixTests(task: GitFixTask, workspace: Workspace, option
     } else {
       const probeCopy = await prepareCopy(task, options.scratchDir, 'probe')
       copies.push(probeCopy)
-      const probe = await runTests(task, probeCopy, options, 'probe')
+      const probe = await runTests(task, probeCopy, options, 'probe', dependencies)
       if (probe.results === null) {
         throw new HarnessFailure(
           'oracle',

@@ -3,6 +3,7 @@ import path from 'node:path'
 import { execa } from 'execa'
 import { SpecError } from '../errors.ts'
 import { isolatedCommandLine, SANDBOX_HOST_PATH } from '../sandbox/index.ts'
+import { dependencyMount, placeDependencies, type PreparedDependencies } from '../workspace/dependencies.ts'
 import { parseJUnit } from './junit/parse.ts'
 import type { JUnitResults } from './junit/results.ts'
 
@@ -81,6 +82,8 @@ export interface TestCommandOptions {
   readonly sandbox?: { readonly readOnly: readonly string[] }
   /** The PATH the command gets (the oracle's resolved toolchain); default: the host's. */
   readonly pathVariable?: string
+  /** The task's prepared dependency folder: bound read-only at `<cwd>/<mount>` in the sandbox (a link to it without one). */
+  readonly dependencies?: PreparedDependencies | null
 }
 
 /** What one run of a test command produced. */
@@ -119,6 +122,8 @@ export async function runTestCommand(options: TestCommandOptions): Promise<TestC
   await mkdir(path.dirname(options.junitFile), { recursive: true })
   await mkdir(options.home, { recursive: true })
   const commandLine = fillTestCommand(options.command, options.testFiles, options.junitFile)
+  const dependencies = options.dependencies ?? null
+  if (dependencies !== null) await placeDependencies(dependencies, options.cwd, options.sandbox === undefined ? 'link' : 'mount-point')
   const started = performance.now()
   const env = { ...testCommandEnv(options.home), ...(options.pathVariable === undefined ? {} : { PATH: options.pathVariable }) }
   const line =
@@ -126,7 +131,11 @@ export async function runTestCommand(options: TestCommandOptions): Promise<TestC
       ? { file: 'bash', args: ['-c', commandLine], cwd: options.cwd, env }
       : {
           ...isolatedCommandLine(
-            { writable: [options.cwd, path.dirname(options.junitFile), options.home], readOnly: options.sandbox.readOnly },
+            {
+              writable: [options.cwd, path.dirname(options.junitFile), options.home],
+              readOnly: options.sandbox.readOnly,
+              ...(dependencies === null ? {} : { mounts: [dependencyMount(dependencies, options.cwd)] }),
+            },
             { file: '/bin/bash', args: ['-c', commandLine], cwd: options.cwd, env: { ...env, TMPDIR: '/tmp' } },
           ),
           cwd: '/',

@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { Agent, AgentRunResult } from '../agents/types.ts'
-import { HarnessFailure, ProblemsError, type Problem } from '../errors.ts'
+import { HarnessFailure, ProblemsError, SpecError, type Problem } from '../errors.ts'
 import type { ArmSpec } from '../experiment/schema.ts'
 import type { LoadedExperiment } from '../experiment/load.ts'
 import { judge, touchesGoldFile, type OracleJudgement } from '../oracle/index.ts'
@@ -20,6 +20,8 @@ import { templateRoot } from '../workspace/template.ts'
 import { RunSandbox, type SandboxDenials } from '../sandbox/index.ts'
 import type { HarnessRetry, RunRecord } from './record.ts'
 import { experimentSandboxVersion, runReadOnlyMounts } from './sandbox.ts'
+import { dependencyMount, placeDependencies, taskDependencies } from '../workspace/dependencies.ts'
+import { testRunnerVersion } from './test-runner.ts'
 
 /** Everything one run needs. */
 export interface RunContext {
@@ -40,6 +42,12 @@ export interface RunContext {
   readonly workspaceRoot?: string
   /** The task folder's files as the spec manifest locked them (SHA-256 by path relative to the project root); default: as they are when the run starts. */
   readonly taskFiles?: Readonly<Record<string, string>>
+  /**
+   * The test runner this task's recorded runs were judged with
+   * (`versions.testRunner`); a run whose runner differs stops before the
+   * agent starts. Undefined: nothing recorded yet.
+   */
+  readonly recordedTestRunner?: string | null
   /** Injected for tests: waits between attempts. */
   readonly sleep?: (ms: number) => Promise<void>
 }
@@ -51,6 +59,8 @@ export interface TrialResult {
   readonly sandboxVersion: string
   /** The oracle's toolchain (`versions.toolchain`). */
   readonly toolchain: string
+  /** The test runner the oracle judged with (`versions.testRunner`). */
+  readonly testRunner: string | null
   /** What the sandbox refused (null when UNSANDBOXED). */
   readonly sandbox: SandboxDenials | null
   readonly judgement: OracleJudgement
@@ -108,6 +118,17 @@ export async function runTrial(context: RunContext, artifactsDir: string): Promi
   let sandbox: RunSandbox | undefined
   try {
     await guard.watchTemplate(workspace.template)
+    // The task's prepared dependency folder: read-only at <workspace>/<mount> for the arm setup and the agent (the oracle mounts its own).
+    const dependencies = await taskDependencies(task, { pathVariable: toolchain.path })
+    await guard.watchDependencies(dependencies)
+    const testRunner = await testRunnerVersion(task, dependencies, toolchain)
+    if (context.recordedTestRunner !== undefined && context.recordedTestRunner !== testRunner) {
+      throw new SpecError(
+        `${task.id}: its recorded runs were judged with test runner ${context.recordedTestRunner ?? 'none'}, but this run would use ${testRunner ?? 'none'}. ` +
+          'A resume never mixes versions: restore the recorded runner, or start a new experiment.',
+      )
+    }
+    if (dependencies !== null) await placeDependencies(dependencies, workspace.dir, sandboxed ? 'mount-point' : 'link')
     const armPath = armSpec.setup.path.map((dir) => path.resolve(experiment.dir, dir))
     const env = buildAgentEnv({
       host: process.env,
@@ -122,7 +143,13 @@ export async function runTrial(context: RunContext, artifactsDir: string): Promi
     if (experiment.spec.sandbox !== 'none') {
       // Without an overlay (a machine that cannot mount one), the workspace is a plain copy bound in read-write.
       const writable = workspace.overlay === undefined ? [home, workspace.agentDir] : [home]
-      sandbox = await RunSandbox.open({ allow: experiment.spec.sandbox.allow, writable, readOnly, ...(workspace.overlay === undefined ? {} : { overlay: workspace.overlay }) })
+      sandbox = await RunSandbox.open({
+        allow: experiment.spec.sandbox.allow,
+        writable,
+        readOnly,
+        ...(workspace.overlay === undefined ? {} : { overlay: workspace.overlay }),
+        ...(dependencies === null ? {} : { mounts: [dependencyMount(dependencies, workspace.agentDir)] }),
+      })
     }
     const skills = await installConditionSkills(context, workspace.dir)
     await applyArmSetup(arm, armSpec.setup, {
@@ -167,7 +194,7 @@ export async function runTrial(context: RunContext, artifactsDir: string): Promi
     })
     await writeFile(path.join(artifactsDir, 'oracle.stdout.txt'), judgement.stdout)
     await writeFile(path.join(artifactsDir, 'oracle.stderr.txt'), judgement.stderr)
-    return { agent: agentResult, sandboxVersion, toolchain: toolchain.label, sandbox: denials, judgement, changedFiles, integrityFlags, ...(skills === undefined ? {} : { skills }) }
+    return { agent: agentResult, sandboxVersion, toolchain: toolchain.label, testRunner, sandbox: denials, judgement, changedFiles, integrityFlags, ...(skills === undefined ? {} : { skills }) }
   } finally {
     await sandbox?.close()
     await workspace.dispose()
@@ -233,6 +260,7 @@ export function buildRecord(context: RunContext, trial: TrialResult, retries: Ha
       node: process.version,
       sandbox: trial.sandboxVersion,
       toolchain: trial.toolchain,
+      testRunner: trial.testRunner,
     },
     sandbox: trial.sandbox === null ? null : { denied: trial.sandbox.denied, examples: trial.sandbox.examples.slice(0, 5) },
     transcript,

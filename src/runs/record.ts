@@ -43,6 +43,14 @@ export const VersionsSchema = z.strictObject({
   sandbox: z.string(),
   /** The oracle's toolchain, resolved by the harness to absolute paths: `node v24.1.0 /usr/bin/node; python3 3.11.2 /usr/bin/python3.11; bash 5.2.15 /usr/bin/bash`. */
   toolchain: z.string(),
+  /**
+   * The test runner the oracle judged with, read from the task's prepared
+   * dependency folder (`vitest 4.1.12`) or asked of the toolchain
+   * (`pytest 8.3.5`, `node:test v24.1.0`); null when the task's command runs
+   * something else (a folder task's `verify.sh`). Optional: records from
+   * before the field existed lack it.
+   */
+  testRunner: z.string().nullable().optional(),
 })
 export type Versions = z.infer<typeof VersionsSchema>
 

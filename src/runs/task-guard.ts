@@ -5,6 +5,7 @@ import path from 'node:path'
 import { HarnessFailure } from '../errors.ts'
 import type { Task } from '../tasks/task.ts'
 import { openRepository } from '../workspace/repository.ts'
+import { currentDependencyCtimes, dependencyCtimes, type PreparedDependencies } from '../workspace/dependencies.ts'
 import { RACY_MARGIN_MS, StatSeal } from '../workspace/stat-seal.ts'
 
 /**
@@ -125,6 +126,7 @@ export class TaskGuard {
   readonly #startedAtMs = Date.now()
   #fileCtimes = new Map<string, bigint>()
   #template: { dir: string; key: string; seal: StatSeal } | undefined
+  #dependencies: PreparedDependencies | undefined
 
   private constructor(task: Task, root: string, expected: Readonly<Record<string, string>>) {
     this.#task = task
@@ -191,9 +193,34 @@ export class TaskGuard {
     this.#template = { dir: template, key, seal }
   }
 
+  /**
+   * Checks the task's prepared dependency folder: every file's change time as
+   * when its content was last checked against its manifest (before the agent
+   * starts, and again before the oracle).
+   */
+  async watchDependencies(dependencies: PreparedDependencies | null): Promise<void> {
+    if (dependencies === null) return
+    this.#dependencies = dependencies
+    await this.#checkDependencies('before the run')
+  }
+
+  async #checkDependencies(when: string): Promise<void> {
+    if (this.#dependencies === undefined) return
+    const expected = await dependencyCtimes(this.#dependencies)
+    const now = await currentDependencyCtimes(this.#dependencies)
+    const where = `${this.#task.id}: ${when}, its prepared ${this.#dependencies.mount} ${this.#dependencies.folder}`
+    for (const [file, ctime] of expected) {
+      const current = now.get(file)
+      if (current === undefined) throw tampered(`${where} lost ${file}`)
+      if (current !== ctime) throw tampered(`${where} had ${file} written since it was checked against its manifest`)
+    }
+    for (const file of now.keys()) if (!expected.has(file)) throw tampered(`${where} gained ${file}`)
+  }
+
   /** Before the oracle: the same checks again, and nothing written to since the run began, even if put back. */
   async beforeOracle(): Promise<void> {
     const when = 'before the oracle'
+    await this.#checkDependencies(when)
     const ctimes = await this.#checkFiles(when)
     for (const [file, ctime] of this.#fileCtimes) {
       if (ctimes.get(file) !== ctime) throw tampered(`${this.#task.id}: ${when}, task file ${file} was written during the run (its change time moved), even if its content is back`)

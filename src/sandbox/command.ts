@@ -88,6 +88,7 @@ export function sandboxCommandLine(spec: SandboxSpec, command: SandboxedCommand)
     bwrap.push('--bind', dir, dir)
   }
   if (spec.overlay !== undefined) bwrap.push('--bind', spec.overlay.target, spec.overlay.target)
+  for (const mount of spec.mounts ?? []) bwrap.push('--ro-bind', mount.source, mount.target)
   // Order matters: bwrap applies --clearenv and --setenv as it reads them.
   bwrap.push('--clearenv')
   for (const [name, value] of Object.entries(command.env)) bwrap.push('--setenv', name, value)

@@ -30,6 +30,8 @@ export interface RunSandboxOptions {
   readonly readOnly: readonly string[]
   /** The run's overlay workspace. */
   readonly overlay?: MountedOverlay
+  /** Folders bound read-only inside the workspace (a prepared dependency folder at `<workspace>/node_modules`). */
+  readonly mounts?: SandboxSpec['mounts']
 }
 
 /** One process to run in the sandbox. */
@@ -77,6 +79,7 @@ export class RunSandbox {
       writable: [...this.#options.writable, ...(command.writable ?? [])],
       readOnly: [...this.#options.readOnly, ...(command.readOnly ?? []), ...commandInstallation(command.file, command.args)],
       ...(this.#options.overlay === undefined ? {} : { overlay: { pid: this.#options.overlay.pid, target: this.#options.overlay.layers.target } }),
+      ...(this.#options.mounts === undefined ? {} : { mounts: this.#options.mounts }),
       network: withNetwork ? await this.#network.spec(command.loopbackPorts ?? []) : 'none',
     }
     return { ...sandboxCommandLine(spec, { ...command, env }), env: { PATH: SANDBOX_HOST_PATH } }

@@ -10,6 +10,12 @@ export interface SandboxSpec {
   /** The run's overlay workspace: the process enters its holder's namespaces, and its mount point is bound read-write. */
   readonly overlay?: { readonly pid: number; readonly target: string }
   /**
+   * Folders bound read-only at another path, after every other bind, so they
+   * may lie inside a writable one (a prepared `node_modules` at
+   * `<workspace>/node_modules`). The target must exist (an empty folder).
+   */
+  readonly mounts?: ReadonlyArray<{ readonly source: string; readonly target: string }>
+  /**
    * Network: `none` is a network namespace with loopback only; otherwise the
    * listed loopback ports are forwarded to the harness's, and the allowlisting
    * proxy is reachable (through `HTTPS_PROXY`), over Unix sockets in `socketDir`.

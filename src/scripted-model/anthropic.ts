@@ -4,7 +4,7 @@ import type { ServerResponse } from 'node:http'
 import { sendJson, type Exchange, type HandlerContext, type ProtocolHandler } from './server.ts'
 import type { Action, Conversation, ConversationMessage, ConversationPart, ModelTurn, Usage } from './types.ts'
 import { claudeSkillName } from './skills.ts'
-import { CHARS_PER_TOKEN, estimateTokens, type PromptSize } from './usage.ts'
+import { CHARS_PER_TOKEN, estimateTokens, runPathCharacters, type CharacterCount, type PromptSize } from './usage.ts'
 import { listFilesCommand, searchCommand, shellQuote } from './commands.ts'
 
 /**
@@ -88,14 +88,15 @@ export function toConversation(request: MessagesRequest): Conversation {
 /**
  * The prompt's size as the API bills it: tools, then system, then messages;
  * everything up to the last block marked `cache_control` is cacheable.
+ * `count` counts a piece's characters (see `runPathCharacters`).
  */
-export function promptSize(request: MessagesRequest): PromptSize {
+export function promptSize(request: MessagesRequest, count: CharacterCount = (text) => text.length): PromptSize {
   const pieces: { chars: number; marked: boolean }[] = []
-  for (const tool of request.tools ?? []) pieces.push({ chars: JSON.stringify(tool).length, marked: tool.cache_control !== undefined })
-  for (const block of blocks(request.system)) pieces.push({ chars: (block.text ?? '').length, marked: block.cache_control !== undefined })
+  for (const tool of request.tools ?? []) pieces.push({ chars: count(JSON.stringify(tool)), marked: tool.cache_control !== undefined })
+  for (const block of blocks(request.system)) pieces.push({ chars: count(block.text ?? ''), marked: block.cache_control !== undefined })
   for (const message of request.messages ?? []) {
     for (const block of blocks(message.content)) {
-      const chars = block.type === 'text' ? (block.text ?? '').length : JSON.stringify(block).length
+      const chars = count(block.type === 'text' ? (block.text ?? '') : JSON.stringify(block))
       pieces.push({ chars, marked: block.cache_control !== undefined })
     }
   }
@@ -177,12 +178,14 @@ function wireUsage(usage: Usage): Record<string, number> {
 /** Builds the whole response message for a turn, with usage metered. */
 function responseMessage(request: MessagesRequest, conversation: Conversation, turn: ModelTurn, context: HandlerContext): ResponseMessage {
   const id = context.nextId('msg')
-  const call = conversation.kind === 'agent' ? claudeToolCall(turn.action, conversation.tools, workspaceOf(conversation, context)) : null
+  const workspace = workspaceOf(conversation, context)
+  const count = runPathCharacters({ workspace, home: context.home })
+  const call = conversation.kind === 'agent' ? claudeToolCall(turn.action, conversation.tools, workspace) : null
   const content: Record<string, unknown>[] = []
   if (turn.text !== '') content.push({ type: 'text', text: turn.text })
   if (call !== null) content.push({ type: 'tool_use', id: context.nextId('toolu'), name: call.name, input: call.input })
-  const outputTokens = estimateTokens(turn.text) + (call === null ? 0 : estimateTokens(JSON.stringify(call.input)) + 10)
-  const usage = context.meter.measure(promptSize(request), outputTokens)
+  const outputTokens = estimateTokens(turn.text, count) + (call === null ? 0 : estimateTokens(JSON.stringify(call.input), count) + 10)
+  const usage = context.meter.measure(promptSize(request, count), outputTokens)
   return {
     id,
     type: 'message',
@@ -232,7 +235,7 @@ export const anthropicMessages: ProtocolHandler = {
       return sendJson(exchange.response, 400, this.errorBody(400, 'messages: Field required'))
     }
     if (exchange.route === 'count-tokens') {
-      const size = promptSize(request)
+      const size = promptSize(request, runPathCharacters({ workspace: workspaceOf(toConversation(request), context), home: context.home }))
       return sendJson(exchange.response, 200, { input_tokens: size.cacheableTokens + size.uncachedTokens })
     }
     const conversation = toConversation(request)

@@ -2,7 +2,7 @@ import path from 'node:path'
 import type { ServerResponse } from 'node:http'
 import { sendJson, type Exchange, type HandlerContext, type ProtocolHandler } from './server.ts'
 import type { Action, Conversation, ConversationMessage, ConversationPart, ModelTurn, Usage } from './types.ts'
-import { CHARS_PER_TOKEN, estimateTokens, type PromptSize } from './usage.ts'
+import { CHARS_PER_TOKEN, estimateTokens, runPathCharacters, type CharacterCount, type PromptSize } from './usage.ts'
 import { listFilesCommand, searchCommand, shellQuote } from './commands.ts'
 
 /**
@@ -103,13 +103,13 @@ export function toConversation(request: GenerateContentRequest): Conversation {
 /**
  * The prompt's size as Gemini bills it: implicit caching, so everything up to
  * the model's last turn was sent before and may be read from the cache; the
- * newest user turn is plain input.
+ * newest user turn is plain input. `count` counts characters (see `runPathCharacters`).
  */
-export function promptSize(request: GenerateContentRequest): PromptSize {
+export function promptSize(request: GenerateContentRequest, count: CharacterCount = (text) => text.length): PromptSize {
   const contents = request.contents ?? []
   const lastModel = contents.map((content) => content.role).lastIndexOf('model')
-  const chars = (list: readonly unknown[]) => list.reduce<number>((total, item) => total + JSON.stringify(item).length, 0)
-  const prefixChars = chars(request.tools ?? []) + systemText(request.systemInstruction).length + chars(contents.slice(0, lastModel + 1))
+  const chars = (list: readonly unknown[]) => list.reduce<number>((total, item) => total + count(JSON.stringify(item)), 0)
+  const prefixChars = chars(request.tools ?? []) + count(systemText(request.systemInstruction)) + chars(contents.slice(0, lastModel + 1))
   const newChars = chars(contents.slice(lastModel + 1))
   return {
     cacheKey: JSON.stringify([systemText(request.systemInstruction).slice(0, 2000), toConversation(request).tools]),
@@ -196,8 +196,8 @@ export function valueFor(schema: Schema | undefined): unknown {
 }
 
 /** Thinking tokens reported for a turn (Gemini bills them at the output rate, apart from the visible output). */
-function thoughtTokens(turn: ModelTurn): number {
-  return Math.ceil(estimateTokens(turn.text) / 2)
+function thoughtTokens(turn: ModelTurn, count: CharacterCount): number {
+  return Math.ceil(estimateTokens(turn.text, count) / 2)
 }
 
 function usageMetadata(usage: Usage, candidates: number, thoughts: number): Record<string, number> {
@@ -219,13 +219,15 @@ function generateResponse(request: GenerateContentRequest, model: string, contex
     conversation.kind === 'auxiliary' && conversation.responseSchema !== undefined
       ? { text: JSON.stringify(valueFor(conversation.responseSchema as Schema)), action: { kind: 'finish' } }
       : context.turn(conversation)
-  const call = conversation.kind === 'agent' ? geminiToolCall(turn.action, conversation.tools, workspaceOf(request, context)) : null
+  const workspace = workspaceOf(request, context)
+  const count = runPathCharacters({ workspace, home: context.home })
+  const call = conversation.kind === 'agent' ? geminiToolCall(turn.action, conversation.tools, workspace) : null
   const parts: Record<string, unknown>[] = []
   if (turn.text !== '') parts.push({ text: turn.text })
   if (call !== null) parts.push({ functionCall: call })
-  const candidates = estimateTokens(turn.text) + (call === null ? 0 : estimateTokens(JSON.stringify(call.args)) + 10)
-  const thoughts = conversation.kind === 'agent' ? thoughtTokens(turn) : 0
-  const usage = context.meter.measure(promptSize(request), candidates + thoughts)
+  const candidates = estimateTokens(turn.text, count) + (call === null ? 0 : estimateTokens(JSON.stringify(call.args), count) + 10)
+  const thoughts = conversation.kind === 'agent' ? thoughtTokens(turn, count) : 0
+  const usage = context.meter.measure(promptSize(request, count), candidates + thoughts)
   // The meter's output is what is billed (zero when the server is told to report no usage).
   const billedThoughts = Math.min(thoughts, usage.outputTokens)
   return {
@@ -254,7 +256,8 @@ export const geminiApi: ProtocolHandler = {
     const [, model = 'gemini-scripted', method] = ROUTE.exec(exchange.pathname) ?? []
     const body = (exchange.body ?? {}) as GenerateContentRequest & { generateContentRequest?: GenerateContentRequest }
     if (method === 'countTokens') {
-      const size = promptSize(body.generateContentRequest ?? body)
+      const counted = body.generateContentRequest ?? body
+      const size = promptSize(counted, runPathCharacters({ workspace: workspaceOf(counted, context), home: context.home }))
       return sendJson(exchange.response, 200, { totalTokens: size.cacheableTokens + size.uncachedTokens })
     }
     if (!Array.isArray(body.contents)) return sendJson(exchange.response, 400, this.errorBody(400, '* GenerateContentRequest.contents: contents is not specified'))

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http'
 import { sendJson, type Exchange, type HandlerContext, type ProtocolHandler } from './server.ts'
 import type { Action, Conversation, ConversationMessage, ConversationPart, ModelTurn, Usage } from './types.ts'
-import { CHARS_PER_TOKEN, estimateTokens, type PromptSize } from './usage.ts'
+import { CHARS_PER_TOKEN, estimateTokens, runPathCharacters, type CharacterCount, type PromptSize } from './usage.ts'
 import { listFilesCommand, searchCommand, shellQuote } from './commands.ts'
 
 /**
@@ -119,15 +119,16 @@ export function toConversation(request: ResponsesRequest): Conversation {
  * The prompt's size as OpenAI bills it: caching is automatic, so everything
  * before the newest items (those after the model's last output) is a prefix
  * the previous request already sent and may be read from the cache.
+ * `count` counts characters (see `runPathCharacters`).
  */
-export function promptSize(request: ResponsesRequest): PromptSize {
+export function promptSize(request: ResponsesRequest, count: CharacterCount = (text) => text.length): PromptSize {
   const all = items(request)
   let lastModelItem = -1
   all.forEach((item, index) => {
     if (item.role === 'assistant' || item.type === 'function_call' || item.type === 'custom_tool_call' || item.type === 'reasoning') lastModelItem = index
   })
-  const chars = (list: readonly unknown[]) => list.reduce<number>((total, item) => total + JSON.stringify(item).length, 0)
-  const prefixChars = chars(request.tools ?? []) + (request.instructions ?? '').length + chars(all.slice(0, lastModelItem + 1))
+  const chars = (list: readonly unknown[]) => list.reduce<number>((total, item) => total + count(JSON.stringify(item)), 0)
+  const prefixChars = chars(request.tools ?? []) + count(request.instructions ?? '') + chars(all.slice(0, lastModelItem + 1))
   const newChars = chars(all.slice(lastModelItem + 1))
   return {
     cacheKey: request.prompt_cache_key ?? JSON.stringify([request.instructions ?? '', (request.tools ?? []).map((tool) => tool.name)]),
@@ -183,8 +184,8 @@ export function codexToolCall(action: Action, tools: readonly string[] = ['exec_
 }
 
 /** Output tokens reported as hidden reasoning, on top of what the turn writes (they bill as output). */
-function reasoningTokens(turn: ModelTurn): number {
-  return Math.ceil(estimateTokens(turn.text) / 2)
+function reasoningTokens(turn: ModelTurn, count: CharacterCount): number {
+  return Math.ceil(estimateTokens(turn.text, count) / 2)
 }
 
 function wireUsage(usage: Usage, reasoning: number): Record<string, unknown> {
@@ -223,9 +224,11 @@ function responseObject(request: ResponsesRequest, conversation: Conversation, t
     })
   }
   if (call !== null) output.push({ id: context.nextId('fc'), call_id: context.nextId('call'), status: 'completed', ...call })
-  const reasoning = reasoningTokens(turn)
-  const written = call === null ? 0 : estimateTokens(call.type === 'function_call' ? call.arguments : call.input) + 10
-  const usage = context.meter.measure(promptSize(request), estimateTokens(turn.text) + written + reasoning)
+  // Codex states its working directory in the conversation (and its commands run there): count it as the stand-in.
+  const count = runPathCharacters({ workspace: context.workspace, home: context.home })
+  const reasoning = reasoningTokens(turn, count)
+  const written = call === null ? 0 : estimateTokens(call.type === 'function_call' ? call.arguments : call.input, count) + 10
+  const usage = context.meter.measure(promptSize(request, count), estimateTokens(turn.text, count) + written + reasoning)
   return {
     id: context.nextId('resp'),
     object: 'response',

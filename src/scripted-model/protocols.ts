@@ -1,4 +1,5 @@
 import { anthropicMessages } from './anthropic.ts'
+import { cursorAgentBackend } from './cursor.ts'
 import { geminiApi } from './gemini.ts'
 import { openaiResponses } from './openai-responses.ts'
 import type { ProtocolHandler } from './server.ts'
@@ -8,4 +9,4 @@ import type { ProtocolHandler } from './server.ts'
  * overlap, so one server can serve every CLI. To add a protocol, write a
  * `ProtocolHandler` in its own file and append it here (see README.md).
  */
-export const protocolHandlers: readonly ProtocolHandler[] = [anthropicMessages, openaiResponses, geminiApi]
+export const protocolHandlers: readonly ProtocolHandler[] = [anthropicMessages, openaiResponses, geminiApi, cursorAgentBackend]

@@ -22,8 +22,10 @@ export interface Exchange {
   readonly pathname: string
   readonly searchParams: URLSearchParams
   readonly headers: IncomingHttpHeaders
-  /** The parsed JSON body (undefined when the body was empty). */
+  /** The parsed JSON body (undefined when the body was empty, or when the handler reads binary bodies). */
   readonly body: unknown
+  /** The body as received, for protocols whose bodies are not JSON (Cursor's protobuf). */
+  readonly rawBody: Buffer
   readonly response: ServerResponse
   readonly route: RouteKind
 }
@@ -36,6 +38,8 @@ export interface HandlerContext {
   readonly meter: UsageMeter
   /** The run's workspace (absolute), when the server was told; handlers make tool paths absolute with it. */
   readonly workspace: string | undefined
+  /** The run's HOME (absolute), when the server was told; usage counts it as a stand-in (see `runPathCharacters`). */
+  readonly home: string | undefined
   /** The model id to report; undefined: echo the request's model. */
   readonly model: string | undefined
   /** A fresh id, unique within the server (`msg_scripted_7`). */
@@ -52,6 +56,8 @@ export interface ProtocolHandler {
   handle(exchange: Exchange, context: HandlerContext): Promise<void> | void
   /** The protocol's JSON error body for an HTTP status. */
   errorBody(status: number, message: string): unknown
+  /** `binary`: the core does not parse the body as JSON (the handler reads `rawBody`). Default `json`. */
+  readonly bodyFormat?: 'json' | 'binary'
 }
 
 /** A request the server received, for tests and diagnostics. */
@@ -70,6 +76,8 @@ export interface ScriptedModelServerOptions {
   /** The run's seed: the policy's random choices derive from it. */
   readonly seed: number
   readonly workspace?: string
+  /** The agent's HOME: with the workspace, a path the harness chose that must not change what a run bills. */
+  readonly home?: string
   /** The model id reported in responses (default: the one requested). */
   readonly model?: string
   readonly policy?: PolicyOptions
@@ -117,6 +125,7 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
     turn: (conversation) => nextTurn(conversation, options.task, options.seed, options.policy),
     meter,
     workspace: options.workspace,
+    home: options.home,
     model: options.model,
     nextId: (prefix) => `${prefix}_scripted_${++ids}`,
   }
@@ -156,7 +165,8 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
           if (options.latencyMs) await sleep(options.latencyMs)
         }
         log(null)
-        const raw = Buffer.concat(chunks).toString('utf8')
+        const rawBody = Buffer.concat(chunks)
+        const raw = handler.bodyFormat === 'binary' ? '' : rawBody.toString('utf8')
         let body: unknown
         try {
           body = raw === '' ? undefined : JSON.parse(raw)
@@ -164,7 +174,7 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
           return sendJson(response, 400, handler.errorBody(400, `request body is not JSON: ${(error as Error).message}`))
         }
         try {
-          await handler.handle({ method, pathname: url.pathname, searchParams: url.searchParams, headers: request.headers, body, response, route }, context)
+          await handler.handle({ method, pathname: url.pathname, searchParams: url.searchParams, headers: request.headers, body, rawBody, response, route }, context)
         } catch (error) {
           if (!response.headersSent) sendJson(response, 500, handler.errorBody(500, `scripted model server: ${(error as Error).message}`))
           else response.destroy()

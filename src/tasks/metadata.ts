@@ -31,6 +31,33 @@ export const FolderMetadataSchema = z.strictObject({
 })
 export type FolderMetadata = z.infer<typeof FolderMetadataSchema>
 
+/** A path inside the repository: relative, `/`-separated, no `..`, no leading dot-folder tricks. */
+const repositoryPath = z
+  .string()
+  .min(1)
+  .refine((value) => !value.startsWith('/') && !value.includes('\\') && value.split('/').every((part) => part !== '' && part !== '.' && part !== '..'), {
+    message: 'a relative path inside the repository, "/"-separated, without "." or ".." parts',
+  })
+
+/**
+ * What a git-fix task's tests need besides the repository and the machine's
+ * toolchain: a dependency folder (`node_modules`) the harness prepares once
+ * per (prepare command, input files, platform) from the parent commit's
+ * lockfile, in a sandbox without network, and mounts read-only into the
+ * agent's workspace, the arm setup and the oracle. Shared by every arm.
+ */
+export const TaskToolchainSchema = z.strictObject({
+  /** The command that makes the folder, run by bash in a folder holding only `inputs` (e.g. `npm ci --offline --ignore-scripts`). */
+  prepare: z.string().min(1),
+  /** The files the command reads, taken from the parent commit, each with its SHA-256 (so the lockfile is in the spec hash). */
+  inputs: z.record(repositoryPath, z.string().regex(/^[0-9a-f]{64}$/, 'a SHA-256, 64 lowercase hex digits')).refine((inputs) => Object.keys(inputs).length > 0, {
+    message: 'at least one input file (the lockfile)',
+  }),
+  /** The folder the command makes, mounted read-only at the same path in the workspace (default `node_modules`). */
+  mount: repositoryPath.default('node_modules'),
+})
+export type TaskToolchain = z.infer<typeof TaskToolchainSchema>
+
 /** A bug fix harvested from git history: the agent starts at `base`, the oracle is the fix's tests. */
 export const GitFixMetadataSchema = z.strictObject({
   id,
@@ -50,6 +77,8 @@ export const GitFixMetadataSchema = z.strictObject({
   PASS_TO_PASS: z.array(z.string().min(1)),
   /** The test command, with `{tests}` and `{junit}` placeholders. */
   test_command: z.string().min(1),
+  /** The dependency folder the tests need (absent: the repository and the machine's toolchain suffice). */
+  toolchain: TaskToolchainSchema.optional(),
   /**
    * Globs (picomatch, `/`-separated) of the repository's test files, as the
    * harvest used them: the oracle never takes an agent's change to a matching

@@ -12,6 +12,8 @@ export interface TaskModulePayload {
   readonly runs: ReadonlyArray<PlannedRun & { readonly recorded: { readonly outcome: Outcome; readonly costUsd: number } | null }>
   /** The versions already recorded for each arm (a resume refuses to mix them). */
   readonly recordedVersions: Readonly<Record<string, Versions>>
+  /** The test runner this task's recorded runs were judged with (absent: none recorded); a run with another stops. */
+  readonly recordedTestRunner?: string | null
   /** Per-case timeout in ms: every attempt's agent and oracle timeouts plus the backoffs. */
   readonly caseTimeoutMs: number
   /** The experiment's whole budget (`maxBudgetUsd`) as the workers apply it, or null without one. */

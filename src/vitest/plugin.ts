@@ -4,8 +4,9 @@ import type { TestProject, Vitest } from 'vitest/node'
 import { requireAgentPackage } from '../agents/packages.ts'
 import type { LoadedExperiment } from '../experiment/load.ts'
 import { armAgentSpec } from '../runs/execute.ts'
+import { caseName } from '../runs/plan.ts'
 import { prepareLoadedExperiment, recordedRunsFor, type PreparedExperiment } from '../runs/prepare.ts'
-import { runKey, type Versions } from '../runs/record.ts'
+import { runKey, type RecordedRun, type Versions } from '../runs/record.ts'
 import { experimentSandboxVersion } from '../runs/sandbox.ts'
 import { shardFilePath } from '../runs/shards.ts'
 import { readRuns } from '../runs/store.ts'
@@ -16,6 +17,15 @@ import { startSession } from './session.ts'
 
 // Beside this file, with its extension: `declare.ts` in the sources, `declare.js` in the build.
 const DECLARE_MODULE = path.resolve(import.meta.dirname, `declare${path.extname(import.meta.filename)}`)
+
+/** The test runner a task's recorded runs were judged with (`versions.testRunner`; absent when none says). */
+function recordedTestRunner(records: readonly RecordedRun[]): { recordedTestRunner?: string | null } {
+  for (const record of records) {
+    const runner = (record.versions as { testRunner?: unknown } | undefined)?.testRunner
+    if (runner === null || typeof runner === 'string') return { recordedTestRunner: runner }
+  }
+  return {}
+}
 
 /** The per-case timeout: every attempt's agent and oracle timeouts, the backoffs, and a minute of slack per attempt. */
 export function caseTimeoutMs(experiment: LoadedExperiment): number {
@@ -68,6 +78,19 @@ function refuseToWatch(vitest: Vitest): void {
   vitest.config.watch = false
   ;(vitest as unknown as { watcher?: { unregisterWatcher?: () => void } }).watcher?.unregisterWatcher?.()
   vitest.logger.log('task-outcome: experiments do not watch: this runs once, as `vitest run` does, and exits (a saved file must never re-run paid agents).')
+}
+
+/**
+ * The worker limit the user gave (`--maxWorkers`, `VITEST_MAX_WORKERS` or the
+ * root config), or undefined when they gave none. Vitest 4.1 leaves the root's
+ * `maxWorkers` unset then; Vitest 5 fills in its default (one less than the
+ * cores) and says in `providedOptions` whether the user gave it, so only a
+ * limit the user gave overrides the experiment's `maxWorkers`.
+ */
+function userMaxWorkers(vitest: Vitest): number | undefined {
+  const config = vitest.config as unknown as { maxWorkers?: number; providedOptions?: { maxWorkers?: boolean } }
+  if (config.providedOptions !== undefined && config.providedOptions.maxWorkers !== true) return undefined
+  return config.maxWorkers
 }
 
 /** Starts the invocation's session (watchdog, own workspace folder) once per Vitest, and says what stale folders it removed. */
@@ -141,7 +164,8 @@ export function taskOutcomePlugin(experiment: LoadedExperiment): Plugin {
       if (refusal !== undefined) refuse(vitest, refusal)
       refuseToWatch(vitest)
       // --maxWorkers (or the root config's) is a resource limit: it wins over the experiment's own.
-      if (vitest.config.maxWorkers !== undefined) project.config.maxWorkers = vitest.config.maxWorkers
+      const limit = userMaxWorkers(vitest)
+      if (limit !== undefined) project.config.maxWorkers = limit
       shard = vitest.config.shard ?? undefined
       // An agent CLI is an optional peer dependency: a missing one stops the experiment here, in one line, before any run.
       for (const arm of Object.keys(experiment.spec.arms)) requireAgentPackage(armAgentSpec(experiment, arm))
@@ -176,13 +200,16 @@ export function taskOutcomePlugin(experiment: LoadedExperiment): Plugin {
             return { ...run, recorded: record === undefined ? null : { outcome: record.outcome, costUsd: record.costUsd } }
           }),
         recordedVersions: versionsByArm,
+        ...recordedTestRunner([...recorded.values()].filter((record) => record.task === taskId)),
         caseTimeoutMs: caseTimeoutMs(experiment),
         budget: budgetFor(experiment, recorded, shard),
       }
+      // A literal `test(name, …)` per run: Vitest 5's `vitest list` finds cases by parsing the module, not running it.
       const code = [
-        `import { declareTaskRuns } from ${JSON.stringify(DECLARE_MODULE)}`,
+        `import { taskRunCases, test } from ${JSON.stringify(DECLARE_MODULE)}`,
         `import * as experimentModule from ${JSON.stringify(experiment.file)}`,
-        `declareTaskRuns(experimentModule, ${JSON.stringify(payload)})`,
+        `const cases = taskRunCases(experimentModule, ${JSON.stringify(payload)})`,
+        ...payload.runs.map((run, i) => `test(${JSON.stringify(caseName(run))}, { timeout: ${payload.caseTimeoutMs} }, cases[${i}])`),
       ].join('\n')
       return { code, moduleType: 'js' }
     },

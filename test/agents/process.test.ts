@@ -1,10 +1,10 @@
-import { readFileSync } from 'node:fs'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import { processGroupAlive, runAgentProcess } from '../../src/agents/process.ts'
 import { HarnessFailure } from '../../src/errors.ts'
+import { alive } from '../helpers/alive.ts'
 
 // Real child processes, real signals: a bash leader that starts a sleeping grandchild.
 
@@ -17,21 +17,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await rm(dir, { recursive: true, force: true })
 })
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-  } catch {
-    return false
-  }
-  // A zombie answers signal 0 but is dead; the container's init may never reap it.
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    return !/^\S+ \(.*\) [ZX] /.test(stat)
-  } catch {
-    return false
-  }
-}
 
 describe('runAgentProcess', () => {
   test('reads stdout line by line, captures stderr and the exit code', async () => {

@@ -1,5 +1,3 @@
-import { chmod, writeFile } from 'node:fs/promises'
-import path from 'node:path'
 import { createExperimentFixture, simpleTasks, type ExperimentFixture } from '../helpers/experiment-fixture.ts'
 
 /**
@@ -16,11 +14,9 @@ export async function scriptedPilot(options: { tasks?: number; baselineCost: num
     control: 'baseline',
     seeds: 1,
   })
-  const script = path.join(fixture.setDir, 'agent.sh')
-  await writeFile(
-    script,
+  await fixture.writeAgent(
+    'agent.sh',
     [
-      '#!/bin/bash',
       'set -euo pipefail',
       'prompt=$(cat)',
       'echo "read the prompt: ${prompt}"',
@@ -28,9 +24,7 @@ export async function scriptedPilot(options: { tasks?: number; baselineCost: num
       'echo "edited value.txt in arm ${TASK_OUTCOME_ARM}, seed ${TASK_OUTCOME_SEED}"',
       `if [ "$TASK_OUTCOME_ARM" = tool ]; then cost=${options.toolCost}; else cost=${options.baselineCost}; fi`,
       'echo "{\\"status\\":\\"completed\\",\\"costUsd\\":${cost},\\"turns\\":2,\\"toolCalls\\":1,\\"toolCallsBeforeFirstEdit\\":0}"',
-      '',
-    ].join('\n'),
+    ],
   )
-  await chmod(script, 0o755)
   return fixture
 }

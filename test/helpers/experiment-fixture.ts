@@ -58,8 +58,10 @@ export interface ExperimentFixture {
   runsText(): Promise<string>
   /** Rewrites the experiment file with other options. */
   writeExperiment(options: Record<string, unknown>): Promise<void>
-  /** Writes an executable bash script beside the experiment file (a `command` agent's `bin: './<name>'`). */
+  /** Writes an executable bash script, run with `set -euo pipefail`, beside the experiment file (a `command` agent's `bin: './<name>'`). */
   writeScript(name: string, body: string): Promise<void>
+  /** Writes an executable script of these lines beside the experiment file, run by `interpreter` (as is: no `set -e`); returns its path. */
+  writeAgent(name: string, lines: readonly string[], interpreter?: 'bash' | 'node'): Promise<string>
 }
 
 /** The three tasks most fixtures use: gold solves each, noop none. */
@@ -76,6 +78,7 @@ export function simpleTasks(count = 3, solveDelaySeconds = 0): FixtureTask[] {
 export async function createExperimentFixture(tasks: readonly FixtureTask[], experiment: Record<string, unknown> = {}): Promise<ExperimentFixture> {
   const root = await mkdtemp(path.join(os.tmpdir(), 'task-outcome-fixture-'))
   const setDir = path.join(root, 'tasks', 'fixture')
+  await mkdir(setDir, { recursive: true })
   await writeFolderTasks(setDir, tasks)
   const experimentFile = path.join(setDir, 'experiment.ts')
   const outDir = path.join(root, 'out')
@@ -98,6 +101,12 @@ export async function createExperimentFixture(tasks: readonly FixtureTask[], exp
     await writeFile(experimentFile, `export default ${JSON.stringify(spec, null, 2)}\n`)
   }
   await writeExperiment(experiment)
+  const writeAgent = async (name: string, lines: readonly string[], interpreter: 'bash' | 'node' = 'bash') => {
+    const file = path.join(setDir, name)
+    await writeFile(file, [`#!/usr/bin/env ${interpreter}`, ...lines, ''].join('\n'))
+    await chmod(file, 0o755)
+    return file
+  }
   const runsFile = path.join(outDir, 'runs.jsonl')
   const runsText = () => readFile(runsFile, 'utf8').catch(() => '')
   return {
@@ -107,9 +116,9 @@ export async function createExperimentFixture(tasks: readonly FixtureTask[], exp
     outDir,
     writeExperiment,
     runsText,
+    writeAgent,
     async writeScript(name, body) {
-      await writeFile(path.join(setDir, name), `#!/usr/bin/env bash\nset -euo pipefail\n${body}\n`)
-      await chmod(path.join(setDir, name), 0o755)
+      await writeAgent(name, ['set -euo pipefail', body])
     },
     async runs() {
       return (await runsText())

@@ -1,4 +1,4 @@
-import { chmod, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { describe, expect, test } from 'vitest'
@@ -40,9 +40,7 @@ describe('data tampering in a folder task with protect', () => {
       ],
       { arms: { gold: { agent: { kind: 'gold' } }, hostile: { agent: { kind: 'command', bin: './tamper.sh' } } }, control: 'gold', seeds: 1 },
     )
-    const script = path.join(fixture.setDir, 'tamper.sh')
-    await writeFile(script, `#!/usr/bin/env bash\necho 2 > base.txt\necho '{"status":"completed","costUsd":0.01}'\n`)
-    await chmod(script, 0o755)
+    await fixture.writeAgent('tamper.sh', ['echo 2 > base.txt', `echo '{"status":"completed","costUsd":0.01}'`])
     const result = await fixture.vitest()
     expect(result.exitCode, result.all).toBe(0)
     const runs = await fixture.runs()

@@ -1,4 +1,4 @@
-import { access, chmod, mkdir, mkdtemp, writeFile } from 'node:fs/promises'
+import { access, chmod, mkdir, mkdtemp } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { describe, expect, test } from 'vitest'
@@ -36,17 +36,14 @@ describe('a node shim planted on the PATH during the run', () => {
     const bin = path.join(fixture.root, 'node_modules', '.bin')
     const ran = path.join(fixture.root, 'shim-ran')
     await mkdir(bin, { recursive: true })
-    const script = path.join(fixture.setDir, 'plant.sh')
-    await writeFile(
-      script,
+    await fixture.writeAgent(
+      'plant.sh',
       [
-        '#!/usr/bin/env bash',
         `printf '#!/bin/sh\\ntouch ${ran}\\nexit 0\\n' > ${bin}/node`,
         `chmod +x ${bin}/node`,
         `echo '{"status":"completed","costUsd":0.01}'`,
-      ].join('\n'),
+      ],
     )
-    await chmod(script, 0o755)
     const result = await fixture.vitest(['-t', 'hostile'], { env: { PATH: `${bin}:${process.env.PATH}` } })
     expect(result.exitCode, result.all).toBe(0)
     const [record] = await fixture.runs()

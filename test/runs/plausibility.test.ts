@@ -1,5 +1,4 @@
 import { beforeAll, describe, expect, test } from 'vitest'
-import { chmod, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { AgentRunResult } from '../../src/agents/types.ts'
 import { HarnessFailure } from '../../src/errors.ts'
@@ -70,20 +69,17 @@ describe('a command agent that reports impossible numbers', () => {
 
   beforeAll(async () => {
     fixture = await createExperimentFixture(simpleTasks(1), { arms: { noop: {}, liar: { agent: { kind: 'command', bin: './liar.sh' } } }, control: 'noop', seeds: 4 })
-    const script = path.join(fixture.setDir, 'liar.sh')
-    await writeFile(
-      script,
+    await fixture.writeAgent(
+      'liar.sh',
       [
-        '#!/usr/bin/env bash',
         'case "$TASK_OUTCOME_SEED" in',
         `  1) echo '{"status":"completed","costUsd":1e300}' ;;`,
         `  2) echo '{"status":"completed","costUsd":1e-300}' ;;`,
         `  3) echo '{"status":"completed","costUsd":NaN}' ;;`,
         `  4) echo '{"status":"max-budget","costUsd":0}' ;;`,
         'esac',
-      ].join('\n'),
+      ],
     )
-    await chmod(script, 0o755)
     const run = await fixture.vitest(['-t', 'liar'])
     output = run.all
     exitCode = run.exitCode

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { describe, expect, onTestFinished, test } from 'vitest'
@@ -18,10 +18,8 @@ async function hostileFixture(script: string, tasks = simpleTasks(1)) {
     seeds: 1,
     sandbox: 'none',
   })
-  const file = path.join(fixture.setDir, 'hostile.sh')
   const verify = path.join(fixture.setDir, '001-task-1', 'verify.sh')
-  await writeFile(file, `#!/usr/bin/env bash\nVERIFY=${verify}\n${script}\necho '{"status":"completed","costUsd":0.01}'\n`)
-  await chmod(file, 0o755)
+  await fixture.writeAgent('hostile.sh', [`VERIFY=${verify}`, script, `echo '{"status":"completed","costUsd":0.01}'`])
   return fixture
 }
 

@@ -1,29 +1,14 @@
-import { afterEach, describe, expect, it } from 'vitest'
-import { startScriptedModel, type ScriptedModelServer } from '../../src/scripted-model/index.ts'
+import { describe, expect, it } from 'vitest'
 import type { FaultRuleInput } from '../../src/scripted-model/faults.ts'
 import { geminiToolCall, toConversation, valueFor } from '../../src/scripted-model/gemini.ts'
-import type { ScriptedTask } from '../../src/scripted-model/types.ts'
+import { GreetingModel, greetingTask } from './greeting-model.ts'
 
 // The Gemini API over real HTTP on 127.0.0.1, spoken to with fetch the way the Gemini CLI does.
 // (Whole sessions with the real Gemini CLI are in test/agents/gemini/gemini.test.ts.)
 
-const task: ScriptedTask = {
-  id: '001-x',
-  prompt: 'The greeting lacks its exclamation mark.',
-  files: ['src/greet.js', 'src/other.js'],
-  edits: [{ path: 'src/greet.js', before: 'return `Hello, ${name}`\n', after: 'return `Hello, ${name}!`\n' }],
-}
-
-let server: ScriptedModelServer | undefined
-afterEach(async () => {
-  await server?.close()
-  server = undefined
-})
-
-async function start(faults: FaultRuleInput[] = []) {
-  server = await startScriptedModel({ task, seed: 1, workspace: '/srv/ws', faults, policy: { wrongEditRate: 0 } })
-  return server
-}
+const task = greetingTask
+const model = new GreetingModel()
+const start = (faults: FaultRuleInput[] = []) => model.start(faults)
 
 const sessionContext = '<session_context>\nThis is the Gemini CLI.\n- **Directory Structure:**\n/srv/ws/\n└───src/\n    ├───greet.js\n    └───other.js\n</session_context>'
 const tools = [{ functionDeclarations: ['list_directory', 'grep_search', 'read_file', 'replace', 'write_file', 'run_shell_command'].map((name) => ({ name })) }]
@@ -32,7 +17,7 @@ const body = (contents: unknown[], extra: Record<string, unknown> = {}) => ({ co
 
 async function post(body: unknown, method = 'generateContent') {
   const query = method === 'streamGenerateContent' ? '?alt=sse' : ''
-  return fetch(`${server!.url}/v1beta/models/gemini-2.5-flash:${method}${query}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-goog-api-key': 'k' }, body: JSON.stringify(body) })
+  return fetch(`${model.server.url}/v1beta/models/gemini-2.5-flash:${method}${query}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-goog-api-key': 'k' }, body: JSON.stringify(body) })
 }
 
 interface GenerateJson {
@@ -50,7 +35,7 @@ describe('the Gemini API', () => {
     const usage = json.usageMetadata
     expect(usage.thoughtsTokenCount).toBeGreaterThan(0)
     expect(usage.totalTokenCount).toBe(usage.promptTokenCount + usage.candidatesTokenCount + usage.thoughtsTokenCount)
-    expect(server!.usage.outputTokens).toBe(usage.candidatesTokenCount + usage.thoughtsTokenCount)
+    expect(model.server.usage.outputTokens).toBe(usage.candidatesTokenCount + usage.thoughtsTokenCount)
     expect(json.modelVersion).toBe('gemini-2.5-flash')
   })
 

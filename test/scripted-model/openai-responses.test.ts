@@ -1,29 +1,14 @@
-import { afterEach, describe, expect, it } from 'vitest'
-import { startScriptedModel, type ScriptedModelServer } from '../../src/scripted-model/index.ts'
+import { describe, expect, it } from 'vitest'
 import type { FaultRuleInput } from '../../src/scripted-model/faults.ts'
 import { codexPatch, codexToolCall, toConversation } from '../../src/scripted-model/openai-responses.ts'
-import type { ScriptedTask } from '../../src/scripted-model/types.ts'
+import { GreetingModel, greetingTask } from './greeting-model.ts'
 
 // The OpenAI Responses protocol over real HTTP on 127.0.0.1, spoken to with fetch the way Codex
 // does. (Whole sessions with the real Codex CLI are in test/agents/codex/codex.test.ts.)
 
-const task: ScriptedTask = {
-  id: '001-x',
-  prompt: 'The greeting lacks its exclamation mark.',
-  files: ['src/greet.js', 'src/other.js'],
-  edits: [{ path: 'src/greet.js', before: 'return `Hello, ${name}`\n', after: 'return `Hello, ${name}!`\n' }],
-}
-
-let server: ScriptedModelServer | undefined
-afterEach(async () => {
-  await server?.close()
-  server = undefined
-})
-
-async function start(faults: FaultRuleInput[] = []) {
-  server = await startScriptedModel({ task, seed: 1, workspace: '/srv/ws', faults, policy: { wrongEditRate: 0 } })
-  return server
-}
+const task = greetingTask
+const model = new GreetingModel()
+const start = (faults: FaultRuleInput[] = []) => model.start(faults)
 
 const tools = [{ type: 'function', name: 'exec_command' }, { type: 'custom', name: 'apply_patch' }]
 const opening = [
@@ -33,7 +18,7 @@ const opening = [
 const body = (input: unknown[], extra: Record<string, unknown> = {}) => ({ model: 'gpt-5.5', stream: false, tools, input, prompt_cache_key: 'thread-1', ...extra })
 
 async function post(body: unknown, path = '/v1/responses') {
-  return fetch(`${server!.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer k' }, body: JSON.stringify(body) })
+  return fetch(`${model.server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer k' }, body: JSON.stringify(body) })
 }
 
 interface ResponseJson {
@@ -65,7 +50,7 @@ describe('the OpenAI Responses protocol', () => {
     const second = (await (await post(body([...opening, ...first.output, { type: 'function_call_output', call_id: call.call_id, output: './src/greet.js\n./src/other.js' }]))).json()) as ResponseJson
     expect(JSON.parse(second.output.find((item) => item.type === 'function_call')!.arguments!).cmd).toMatch(/^grep -rn/)
     expect(second.usage.input_tokens_details.cached_tokens).toBeGreaterThan(0)
-    expect(server!.usage.cacheReadTokens).toBe(second.usage.input_tokens_details.cached_tokens)
+    expect(model.server.usage.cacheReadTokens).toBe(second.usage.input_tokens_details.cached_tokens)
   })
 
   it('streams Server-Sent Events ending in response.completed, as Codex reads them', async () => {

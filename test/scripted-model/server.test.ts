@@ -1,29 +1,15 @@
-import { afterEach, describe, expect, test } from 'vitest'
-import { startScriptedModel, type ScriptedModelServer } from '../../src/scripted-model/index.ts'
+import { describe, expect, test } from 'vitest'
+import { startScriptedModel } from '../../src/scripted-model/index.ts'
 import type { FaultRuleInput } from '../../src/scripted-model/faults.ts'
-import type { ScriptedTask } from '../../src/scripted-model/types.ts'
+import { GreetingModel, greetingTask } from './greeting-model.ts'
 
 // The server over real HTTP on 127.0.0.1, spoken to with fetch the way an
 // Anthropic SDK would. (Whole sessions with the real CLI are in
 // test/agents/claude-code/.)
 
-const task: ScriptedTask = {
-  id: '001-x',
-  prompt: 'The greeting lacks its exclamation mark.',
-  files: ['src/greet.js', 'src/other.js'],
-  edits: [{ path: 'src/greet.js', before: 'return `Hello, ${name}`\n', after: 'return `Hello, ${name}!`\n' }],
-}
-
-let server: ScriptedModelServer | undefined
-afterEach(async () => {
-  await server?.close()
-  server = undefined
-})
-
-async function start(faults: FaultRuleInput[] = []) {
-  server = await startScriptedModel({ task, seed: 1, workspace: '/srv/ws', faults, policy: { wrongEditRate: 0 } })
-  return server
-}
+const task = greetingTask
+const model = new GreetingModel()
+const start = (faults: FaultRuleInput[] = []) => model.start(faults)
 
 const request = (extra: Record<string, unknown> = {}) => ({
   model: 'claude-sonnet-4-5',
@@ -35,7 +21,7 @@ const request = (extra: Record<string, unknown> = {}) => ({
 })
 
 async function post(path: string, body: unknown) {
-  return fetch(`${server!.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': 'k' }, body: JSON.stringify(body) })
+  return fetch(`${model.server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': 'k' }, body: JSON.stringify(body) })
 }
 
 /** Parses an SSE body into its events. */
@@ -108,6 +94,22 @@ describe('Anthropic Messages API', () => {
     })
   })
 
+  test('usage does not depend on where the harness made the workspace and HOME (a sharded run bills what an unsharded one does)', async () => {
+    const usageIn = async (workspace: string, home: string) => {
+      const server = await startScriptedModel({ task, seed: 1, workspace, home, policy: { wrongEditRate: 0 } })
+      try {
+        const system = [{ type: 'text', text: `You are an agent.\nPrimary working directory: ${workspace}\nMemory: ${home}/.claude/memory`, cache_control: { type: 'ephemeral' } }]
+        const response = await fetch(`${server.url}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(request({ system })) })
+        return ((await response.json()) as { usage: Record<string, number> }).usage
+      } finally {
+        await server.close()
+      }
+    }
+    const near = await usageIn('/w/001-x-aaaaaa/ws', '/w/run-bbbbbb/home')
+    const far = await usageIn('/srv/a/much/longer/workspace/root/001-x-cccccc/ws', '/srv/a/much/longer/workspace/root/run-dddddd/home')
+    expect(far).toEqual(near)
+  })
+
   test('count_tokens answers in proportion to the prompt', async () => {
     await start()
     const small = (await (await post('/v1/messages/count_tokens', request())).json()) as { input_tokens: number }
@@ -131,12 +133,12 @@ describe('Anthropic Messages API', () => {
 
   test('bad requests: not JSON is 400, no messages is 400, unknown routes 404, the health check 200', async () => {
     await start()
-    const notJson = await fetch(`${server!.url}/v1/messages`, { method: 'POST', body: '{nope' })
+    const notJson = await fetch(`${model.server.url}/v1/messages`, { method: 'POST', body: '{nope' })
     expect(notJson.status).toBe(400)
     expect(((await notJson.json()) as { type: string }).type).toBe('error')
     expect((await post('/v1/messages', { model: 'm' })).status).toBe(400)
     expect((await post('/v1/nothing', {})).status).toBe(404)
-    expect((await fetch(`${server!.url}/`, { method: 'HEAD' })).status).toBe(200)
+    expect((await fetch(`${model.server.url}/`, { method: 'HEAD' })).status).toBe(200)
   })
 })
 
@@ -159,7 +161,7 @@ describe('failure injection', () => {
     const statuses = []
     for (let i = 0; i < 4; i++) statuses.push((await post('/v1/messages', request())).status)
     expect(statuses).toEqual([200, 529, 529, 200])
-    expect(server!.requests.filter((served) => served.route === 'model').map((served) => served.fault)).toEqual([null, 'status', 'status', null])
+    expect(model.server.requests.filter((served) => served.route === 'model').map((served) => served.fault)).toEqual([null, 'status', 'status', null])
   })
 
   test('a dropped connection: the client sees the socket close with no answer', async () => {
@@ -175,8 +177,7 @@ describe('failure injection', () => {
     )
     const raced = await Promise.race([pending, new Promise((resolve) => setTimeout(() => resolve('still waiting'), 500))])
     expect(raced).toBe('still waiting')
-    await server!.close()
-    server = undefined
+    await model.close()
     expect(await pending).toBe('closed')
   })
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import { estimateTokens, UsageMeter } from '../../src/scripted-model/usage.ts'
+import { estimateTokens, runPathCharacters, UsageMeter } from '../../src/scripted-model/usage.ts'
 
 describe('usage accounting', () => {
   test('tokens are proportional to characters', () => {
@@ -30,5 +30,23 @@ describe('usage accounting', () => {
   test('zero mode reports nothing (for the "$0 success" failure)', () => {
     const meter = new UsageMeter({ zero: true })
     expect(meter.measure({ cacheKey: 'a', cacheableTokens: 1000, uncachedTokens: 5 }, 20)).toEqual({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 })
+  })
+
+  test('the run\'s workspace and HOME count as fixed stand-ins, however long the folders the harness chose', () => {
+    const said = (workspace: string, home: string) =>
+      `Primary working directory: ${workspace}\nRead ${workspace}/src/a.js\nmemory: ${home}/.claude/projects/${workspace.replace(/[^A-Za-z0-9]/g, '-')}/memory/`
+    const short = runPathCharacters({ workspace: '/w/001-x-ab12CD/ws', home: '/w/run-XY34zz/home' })
+    const long = runPathCharacters({ workspace: '/a/much/longer/root/for/shard-2/001-x-Qq99rr/ws/', home: '/a/much/longer/root/for/shard-2/run-Pp00kk/home' })
+    const first = said('/w/001-x-ab12CD/ws', '/w/run-XY34zz/home')
+    const second = said('/a/much/longer/root/for/shard-2/001-x-Qq99rr/ws', '/a/much/longer/root/for/shard-2/run-Pp00kk/home')
+    expect(second.length).toBeGreaterThan(first.length + 50)
+    expect(long(second)).toBe(short(first))
+    expect(short(first)).toBe(said('/workspace', '/home/agent').length)
+    expect(estimateTokens(second, long)).toBe(estimateTokens(first, short))
+  })
+
+  test('text without the run\'s folders, or a run with none named, counts its plain length', () => {
+    expect(runPathCharacters({ workspace: '/w/ws' })('no paths here')).toBe('no paths here'.length)
+    expect(runPathCharacters({})('/w/ws/a.js')).toBe('/w/ws/a.js'.length)
   })
 })

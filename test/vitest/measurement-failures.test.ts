@@ -12,6 +12,16 @@ describe('what makes a case fail', () => {
     expect(result.exitCode).not.toBe(0)
     expect(result.all).toContain('tasks/fixture/001-task-1/metadata.json: target_skill')
     expect(result.all).toContain('tasks/fixture/002-task-2/verify.sh: is not executable')
+    expect(result.all, 'a user\'s mistake, not a bug: no stack trace').not.toMatch(/^\s+at /m)
+    expect(await fixture.runsText()).toBe('')
+  })
+
+  test('an invalid experiment field stops Vitest as it loads its config, naming file and field, with no stack trace', async () => {
+    const fixture = await createExperimentFixture(simpleTasks(1), { seeds: 'three' })
+    const result = await fixture.vitest()
+    expect(result.exitCode).not.toBe(0)
+    expect(result.all).toContain('tasks/fixture/experiment.ts: seeds: Invalid input: expected number, received string')
+    expect(result.all).not.toMatch(/^\s+at /m)
     expect(await fixture.runsText()).toBe('')
   })
 

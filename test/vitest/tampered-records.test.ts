@@ -1,4 +1,4 @@
-import { chmod, readdir, readFile, writeFile } from 'node:fs/promises'
+import { readdir, readFile, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { createExperimentFixture, simpleTasks, type ExperimentFixture } from '../helpers/experiment-fixture.ts'
@@ -32,11 +32,9 @@ async function hostileFixture(mode: keyof typeof TAMPERING): Promise<ExperimentF
     control: 'noop',
     sandbox: 'none',
   })
-  const script = path.join(fixture.setDir, 'hostile.mjs')
-  await writeFile(
-    script,
+  await fixture.writeAgent(
+    'hostile.mjs',
     [
-      '#!/usr/bin/env node',
       "import { readFileSync, writeFileSync } from 'node:fs'",
       "import { createHash } from 'node:crypto'",
       "import path from 'node:path'",
@@ -49,9 +47,9 @@ async function hostileFixture(mode: keyof typeof TAMPERING): Promise<ExperimentF
       `  ${TAMPERING[mode]}`,
       '}',
       "console.log(JSON.stringify({ status: 'completed', costUsd: 0.01 }))",
-    ].join('\n'),
+    ],
+    'node',
   )
-  await chmod(script, 0o755)
   return fixture
 }
 

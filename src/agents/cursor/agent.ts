@@ -52,9 +52,10 @@ export function cursorSdkVersion(): string {
  *
  * Spec: `agent.model` is required (Cursor's model id; when the price table
  * names it differently set `options.priceModel`). Options: see
- * `CursorOptionsSchema`. The Cursor backend speaks Cursor's own protocol, so
- * unlike the other CLIs this agent cannot be driven by the scripted model
- * server; see the cursor tests for what runs here.
+ * `CursorOptionsSchema`. With `options.backendUrl` pointing at the scripted
+ * model server, which speaks Cursor's agent backend
+ * (`src/scripted-model/cursor.ts`), a whole session runs with no account and
+ * no network: the model is scripted, the SDK's tools are real.
  */
 export class CursorAgent extends CliAgent<CursorOptions, { readonly nodeVersion: string }> {
   readonly kind = 'cursor'

@@ -27,6 +27,17 @@ interface HarvestCliOptions {
   jobs: number
   timeout: number
   logs?: string
+  prepare?: string
+  prepareInput?: string[]
+  mount: string
+}
+
+/** A relative, `/`-separated path inside the repository (no `..`), or the option's error. */
+function repositoryPath(option: string, value: string): string {
+  if (value.startsWith('/') || value.includes('\\') || value.split('/').some((part) => part === '' || part === '.' || part === '..')) {
+    throw new InvalidArgumentError(`${option} must be a relative path inside the repository, "/"-separated, without "." or ".." parts, got "${value}"`)
+  }
+  return value
 }
 
 /** `task-outcome harvest`: mines a repository's history for bug-fix tasks whose own tests are the oracle. */
@@ -58,6 +69,14 @@ export function registerHarvest(program: Command): void {
     .addOption(new Option('--jobs <n>', 'commits harvested at once').argParser(positiveInteger('--jobs')).default(defaultJobs()))
     .option('--timeout <seconds>', 'limit for each run of the test command', positiveInteger('--timeout'), 300)
     .option('--logs <dir>', 'where the harvest logs go (default: beside --out, <name>.logs/)')
+    .option(
+      '--prepare <cmd>',
+      'a command that makes the dependency folder the tests need, run by bash without network in a folder holding only the ' +
+        '--prepare-input files of each parent commit, e.g. "npm ci --offline --ignore-scripts"; the folder is mounted read-only at --mount ' +
+        'for the tests, the agent and the oracle, and select records it in each task\'s metadata.json (toolchain)',
+    )
+    .option('--prepare-input <file>', 'a repository file --prepare reads (repeatable; default package.json and package-lock.json)', (value: string, previous: string[] | undefined) => [...(previous ?? []), repositoryPath('--prepare-input', value)])
+    .option('--mount <dir>', 'the folder --prepare makes, relative to the repository root', (value: string) => repositoryPath('--mount', value), 'node_modules')
     .action(async (options: HarvestCliOptions) => {
       const file = await harvest({
         repo: options.repo,
@@ -70,6 +89,9 @@ export function registerHarvest(program: Command): void {
           maxSourceFiles: options.maxSourceFiles,
         }),
         testCommand: options.testCommand,
+        ...(options.prepare === undefined
+          ? {}
+          : { toolchain: { prepare: options.prepare, inputs: options.prepareInput ?? ['package.json', 'package-lock.json'], mount: options.mount } }),
         out: options.out,
         jobs: options.jobs,
         timeoutMs: options.timeout * 1000,

@@ -8,6 +8,7 @@ import { copyTemplate, parentTemplate } from '../../workspace/template.ts'
 import type { HarvestRule } from './rule.ts'
 import type { EligibleCommit } from './scan.ts'
 import { runnerTestFiles } from '../../tasks/test-paths.ts'
+import { prepareDependencies, type DependencyRecipe } from '../../workspace/dependencies.ts'
 
 /** What harvesting a commit needs: the repository, the rule, the test command and a scratch folder. */
 export interface HarvestSetup {
@@ -22,6 +23,8 @@ export interface HarvestSetup {
   /** Scratch space; each commit works in a folder of its own below it, removed when done. */
   readonly workDir: string
   readonly signal?: AbortSignal
+  /** The dependency folder the tests need, prepared from each parent's input files and linked into its copies. */
+  readonly toolchain?: { readonly recipe: DependencyRecipe; readonly pathVariable: string; readonly sandboxed: boolean }
 }
 
 /** A harvested candidate task: the commit, its files, and its oracle. */
@@ -110,6 +113,16 @@ export async function harvestCommit(setup: HarvestSetup, commit: EligibleCommit)
     // otherwise leave one template per candidate in the shared cache.
     const template = await parentTemplate(setup.repo, commit.base, { repository: setup.repository, root: path.join(work, 'template') })
     const testFiles = commit.roles.testFiles
+    const dependencies =
+      setup.toolchain === undefined
+        ? null
+        : await prepareDependencies(setup.toolchain.recipe, template, {
+            pathVariable: setup.toolchain.pathVariable,
+            sandboxed: setup.toolchain.sandboxed,
+            timeoutMs: setup.timeoutMs,
+            where: commit.fix.slice(0, 12),
+          })
+    if (dependencies !== null) lines.push(`dependencies: \`${setup.toolchain!.recipe.prepare}\` → ${dependencies.mount} (${dependencies.key})`, '')
     const runnerFiles = runnerTestFiles(testFiles, setup.rule.testGlobs)
     const run = async (label: 'before' | 'after'): Promise<TestCommandRun> => {
       const dir = path.join(work, label)
@@ -128,6 +141,7 @@ export async function harvestCommit(setup: HarvestSetup, commit: EligibleCommit)
         junitFile: path.join(work, `${label}.xml`),
         timeoutMs: setup.timeoutMs,
         home: path.join(work, `${label}-home`),
+        dependencies,
         ...(setup.signal === undefined ? {} : { signal: setup.signal }),
       })
       lines.push(describeRun(`${label} the fix (in <work>/${label})`, result).split(work).join('<work>'))

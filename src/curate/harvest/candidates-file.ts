@@ -68,6 +68,8 @@ export const CandidatesFileSchema = z.strictObject({
     max_source_files: z.number().int().min(1),
   }),
   test_command: z.string().min(1),
+  /** The dependency folder the tests ran with (`--prepare`), which `select` writes into each task's `toolchain`; absent: none. */
+  toolchain: z.strictObject({ prepare: z.string().min(1), inputs: z.array(z.string().min(1)).min(1), mount: z.string().min(1) }).optional(),
   /** Commits read in the one pass over the history. */
   scanned: z.number().int().min(0),
   /** Commits whose subject matched the rule. */

@@ -8,6 +8,10 @@ import { mapPool } from '../pool.ts'
 import { withRepositoryScratch } from '../scratch.ts'
 import type { HarvestRule } from './rule.ts'
 import { scanHistory } from './scan.ts'
+import { oracleToolchain } from '../../oracle/toolchain.ts'
+import { probeSandbox } from '../../sandbox/index.ts'
+import type { DependencyRecipe } from '../../workspace/dependencies.ts'
+import { templateRoot } from '../../workspace/template.ts'
 
 /** Everything `harvest` needs. */
 export interface HarvestOptions {
@@ -18,6 +22,8 @@ export interface HarvestOptions {
   readonly rule: HarvestRule
   /** The test command, with `{tests}` and `{junit}`. */
   readonly testCommand: string
+  /** The dependency folder the tests need (`--prepare`), made from each parent's input files without network. */
+  readonly toolchain?: DependencyRecipe
   /** Where the candidates file goes. */
   readonly out: string
   /** Where the per-candidate harvest logs go (default: beside `out`, `<name>.logs/`). */
@@ -29,6 +35,16 @@ export interface HarvestOptions {
   /** Progress lines (the CLI writes them to stderr). */
   readonly progress?: (line: string) => void
   readonly signal?: AbortSignal
+}
+
+/**
+ * How harvest and select prepare a dependency folder: with the oracle's
+ * toolchain (no `node_modules/.bin` of the project on its PATH), in a sandbox
+ * without network where this machine has one.
+ */
+export async function harvestToolchain(recipe: DependencyRecipe, workDir: string): Promise<{ recipe: DependencyRecipe; pathVariable: string; sandboxed: boolean }> {
+  const toolchain = await oracleToolchain(process.env.PATH, [templateRoot(), workDir, process.cwd()])
+  return { recipe, pathVariable: toolchain.path, sandboxed: await probeSandbox().then(() => true, () => false) }
 }
 
 /** The default number of commits harvested at once. */
@@ -75,6 +91,7 @@ export async function harvest(options: HarvestOptions): Promise<CandidatesFile> 
       timeoutMs: options.timeoutMs ?? 300_000,
       workDir,
       ...(options.signal === undefined ? {} : { signal: options.signal }),
+      ...(options.toolchain === undefined ? {} : { toolchain: await harvestToolchain(options.toolchain, workDir) }),
     }
     const width = String(scan.eligible.length).length
     const results = await mapPool(
@@ -108,6 +125,7 @@ export async function harvest(options: HarvestOptions): Promise<CandidatesFile> 
       rev,
       rule: ruleRecord(options.rule),
       test_command: options.testCommand,
+      ...(options.toolchain === undefined ? {} : { toolchain: { prepare: options.toolchain.prepare, inputs: [...options.toolchain.inputs], mount: options.toolchain.mount } }),
       scanned: scan.scanned,
       matched: scan.matched,
       candidates: [],

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { mkdir, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { OpenRepository } from '../../workspace/repository.ts'
@@ -25,6 +26,8 @@ export interface TaskFolderInput {
   readonly repository: OpenRepository
   readonly rule: HarvestRule
   readonly testCommand: string
+  /** The candidates file's dependency recipe: its inputs' SHA-256s at the parent go into `metadata.json`'s `toolchain`. */
+  readonly toolchain?: { readonly prepare: string; readonly inputs: readonly string[]; readonly mount: string }
 }
 
 function readme(name: string, input: TaskFolderInput, metadata: GitFixMetadata): string {
@@ -62,6 +65,16 @@ export async function writeTaskFolder(input: TaskFolderInput): Promise<string> {
   const name = `${id}-${slug}`
   const dir = path.join(input.setDir, name)
   await mkdir(dir, { recursive: true })
+  const toolchain =
+    input.toolchain === undefined
+      ? undefined
+      : {
+          prepare: input.toolchain.prepare,
+          inputs: Object.fromEntries(
+            await Promise.all(input.toolchain.inputs.map(async (file) => [file, createHash('sha256').update(await readBlob(repository, candidate.base, file)).digest('hex')] as const)),
+          ),
+          mount: input.toolchain.mount,
+        }
   const metadata: GitFixMetadata = {
     id,
     slug,
@@ -74,6 +87,7 @@ export async function writeTaskFolder(input: TaskFolderInput): Promise<string> {
     FAIL_TO_PASS: candidate.FAIL_TO_PASS,
     PASS_TO_PASS: candidate.PASS_TO_PASS,
     test_command: input.testCommand,
+    ...(toolchain === undefined ? {} : { toolchain }),
     test_globs: [...input.rule.testGlobs],
     subject: candidate.subject,
     fix_date: candidate.date,

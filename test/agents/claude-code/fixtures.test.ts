@@ -1,14 +1,13 @@
-import { readFileSync } from 'node:fs'
-import path from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { classifyClaudeRun, type ClaudeProcessEnd } from '../../../src/agents/claude-code/classify.ts'
 import { parseClaudeStream } from '../../../src/agents/claude-code/stream.ts'
+import { capturedOutput } from '../../helpers/captured-output.ts'
 
 // Every captured output of the real Claude Code CLI (copied from
 // ../shared/reference/agent-output/, see its README) with the classification
 // the harness must give it.
 
-const fixture = (name: string) => readFileSync(path.join(import.meta.dirname, 'fixtures', name), 'utf8')
+const { fixture } = capturedOutput(import.meta.dirname)
 const exited = (exitCode: number, stderr = ''): ClaudeProcessEnd => ({ exitCode, signal: null, timedOut: false, aborted: false, stderr })
 const killedByTimeout: ClaudeProcessEnd = { exitCode: null, signal: 'SIGTERM', timedOut: true, aborted: false, stderr: '' }
 

@@ -1,10 +1,10 @@
-import { readFileSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { ClaudeCodeAgent } from '../../../src/agents/claude-code/adapter.ts'
 import { processGroupAlive } from '../../../src/agents/process.ts'
 import { claudeSpec, makeSandbox, put, type Sandbox } from './session-helpers.ts'
+import { alive } from '../../helpers/alive.ts'
 
 // The harness's own timeout, for real: the scripted model stalls, the real
 // CLI waits on it (its own request timeout is far longer), and the harness
@@ -18,21 +18,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await sandbox.dispose()
 })
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-  } catch {
-    return false
-  }
-  // A zombie answers signal 0 but is dead (the container's init may never reap it).
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    return !stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')
-  } catch {
-    return false
-  }
-}
 
 test('a stalled session is killed at the timeout, whole process group included, and is a timeout', async () => {
   const workspace = await sandbox.workspace()

@@ -1,15 +1,15 @@
 import { createHash } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import path from 'node:path'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { CodexAgent } from '../../../src/agents/codex/agent.ts'
-import { startScriptedModel, type ScriptedModelServer } from '../../../src/scripted-model/index.ts'
 import { planSession } from '../../../src/scripted-model/policy.ts'
 import type { FaultRuleInput } from '../../../src/scripted-model/faults.ts'
 import { openaiResponses } from '../../../src/scripted-model/openai-responses.ts'
 import { AgentSpecSchema } from '../../../src/experiment/schema.ts'
-import { GREET_AFTER, GREET_TASK, makeRunFolders, processesOf, runRequest, taskWithSolution, type RunFolders } from '../../helpers/scripted-session.ts'
+import { GREET_AFTER, GREET_TASK, processesOf, runRequest, taskWithSolution } from '../../helpers/scripted-session.ts'
 import { failureOf } from '../../helpers/harness-failure.ts'
+import { ScriptedSessionFixture } from '../../helpers/scripted-session-fixture.ts'
 
 // The real Codex CLI (@openai/codex 0.171.0, its native binary) runs whole sessions against
 // the project's scripted model server on 127.0.0.1 speaking the OpenAI Responses API. Codex's
@@ -19,22 +19,8 @@ const KEY = 'SCRIPTED_MODEL_KEY'
 // gpt-5.5 is in Codex's bundled model catalog (so it offers its apply_patch tool) and in the price table.
 const MODEL = 'gpt-5.5'
 
-let folders: RunFolders
-let server: ScriptedModelServer | undefined
-
-beforeEach(async () => {
-  folders = await makeRunFolders('codex-test')
-})
-afterEach(async () => {
-  await server?.close()
-  server = undefined
-  await folders.cleanup()
-})
-
-async function start(seed: number, faults: FaultRuleInput[] = []): Promise<ScriptedModelServer> {
-  server = await startScriptedModel({ task: GREET_TASK, seed, workspace: folders.workspace, handlers: [openaiResponses], faults })
-  return server
-}
+const session = new ScriptedSessionFixture('codex-test', openaiResponses)
+const start = (seed: number, faults: FaultRuleInput[] = [], latencyMs = 0) => session.start(seed, faults, latencyMs)
 
 // These sessions run outside the harness's sandbox but as the harness runs Codex inside it: without a nested sandbox
 // of Codex's own (`danger-full-access`), whose start depends on where Codex's package and home lie and on the host's
@@ -55,7 +41,7 @@ describe('codex against the scripted model server', () => {
   it('parses a whole session into cost, tokens, turns and tool calls before the first edit', async () => {
     const seed = 3
     const scripted = await start(seed)
-    const result = await agent(scripted.url).run(runRequest(folders, { seed, env: { [KEY]: 'test-key' } }))
+    const result = await agent(scripted.url).run(runRequest(session.folders, { seed, env: { [KEY]: 'test-key' } }))
 
     // What the policy planned for this seed (the prompt names no file, so it explores first).
     const plan = planSession(GREET_TASK, seed, { goldNamed: [], otherNamed: [] })
@@ -82,8 +68,8 @@ describe('codex against the scripted model server', () => {
     expect(result.model).toBe(MODEL)
 
     // The edit went through Codex's real apply_patch, and the transcript is what Codex printed.
-    expect(await readFile(path.join(folders.workspace, 'src/greet.js'), 'utf8')).toBe(GREET_AFTER)
-    const transcript = await readFile(folders.transcriptPath)
+    expect(await readFile(path.join(session.folders.workspace, 'src/greet.js'), 'utf8')).toBe(GREET_AFTER)
+    const transcript = await readFile(session.folders.transcriptPath)
     expect(result.transcriptSha256).toBe(createHash('sha256').update(transcript).digest('hex'))
     expect(transcript.toString()).toMatch(/"type":"file_change"/)
     expect(result.hooksFired).toBeNull()
@@ -93,20 +79,20 @@ describe('codex against the scripted model server', () => {
     const seed = 3
     const scripted = await start(seed)
     const outside = new CodexAgent(AgentSpecSchema.parse({ kind: 'codex', model: 'gpt-5', options: { baseUrl: `${scripted.url}/v1`, envKey: KEY, requestMaxRetries: 0, streamMaxRetries: 0, ...UNNESTED } }))
-    const result = await outside.run(runRequest(folders, { seed, env: { [KEY]: 'test-key' } }))
+    const result = await outside.run(runRequest(session.folders, { seed, env: { [KEY]: 'test-key' } }))
     expect(result.stop).toBe('completed')
     expect(result.toolCallsBeforeFirstEdit).toBe(planSession(GREET_TASK, seed, { goldNamed: [], otherNamed: [] }).findIndex((turn) => turn.action.kind === 'edit'))
-    expect(await readFile(path.join(folders.workspace, 'src/greet.js'), 'utf8')).toBe(GREET_AFTER)
+    expect(await readFile(path.join(session.folders.workspace, 'src/greet.js'), 'utf8')).toBe(GREET_AFTER)
   })
 
   it('reports its version with the price table version', async () => {
     const scripted = await start(1)
-    expect(await agent(scripted.url).version({ PATH: process.env.PATH ?? '', HOME: folders.home })).toMatch(/^codex-cli 0\.171\.0; genai-prices \d+\.\d+\.\d+$/)
+    expect(await agent(scripted.url).version({ PATH: process.env.PATH ?? '', HOME: session.folders.home })).toMatch(/^codex-cli 0\.171\.0; genai-prices \d+\.\d+\.\d+$/)
   })
 
   it('no credentials (the key variable is unset) is an auth failure that is not retried', async () => {
     const scripted = await start(1)
-    const failure = await failureOf(agent(scripted.url).run(runRequest(folders)))
+    const failure = await failureOf(agent(scripted.url).run(runRequest(session.folders)))
     expect(failure.reason).toBe('auth')
     expect(failure.retryable).toBe(false)
     expect(failure.message).toMatch(new RegExp(KEY))
@@ -115,7 +101,7 @@ describe('codex against the scripted model server', () => {
 
   it('HTTP 401 is an auth failure that is not retried', async () => {
     const scripted = await start(1, [{ fault: { kind: 'status', status: 401 } }])
-    const failure = await failureOf(agent(scripted.url).run(runRequest(folders, { env: { [KEY]: 'wrong-key' } })))
+    const failure = await failureOf(agent(scripted.url).run(runRequest(session.folders, { env: { [KEY]: 'wrong-key' } })))
     expect(failure.reason).toBe('auth')
     expect(failure.retryable).toBe(false)
   })
@@ -126,14 +112,14 @@ describe('codex against the scripted model server', () => {
     ['a dropped connection', { kind: 'drop' } as const],
   ])('%s is an API failure, retried', async (_name, fault) => {
     const scripted = await start(1, [{ fault }])
-    const failure = await failureOf(agent(scripted.url).run(runRequest(folders, { env: { [KEY]: 'test-key' } })))
+    const failure = await failureOf(agent(scripted.url).run(runRequest(session.folders, { env: { [KEY]: 'test-key' } })))
     expect(failure.reason).toBe('api-error')
     expect(failure.retryable).toBe(true)
   })
 
   it('a dropped connection mid-session is an API failure too', async () => {
     const scripted = await start(1, [{ fault: { kind: 'drop' }, from: 2, count: 1 }])
-    const failure = await failureOf(agent(scripted.url).run(runRequest(folders, { env: { [KEY]: 'test-key' } })))
+    const failure = await failureOf(agent(scripted.url).run(runRequest(session.folders, { env: { [KEY]: 'test-key' } })))
     expect(failure.reason).toBe('api-error')
     expect(scripted.requests.filter((request) => request.route === 'model')).toHaveLength(3)
   })
@@ -141,31 +127,31 @@ describe('codex against the scripted model server', () => {
   it('a stall past the timeout is a harness failure, and no process of the run is left alive', async () => {
     const scripted = await start(1, [{ fault: { kind: 'stall' } }])
     const started = Date.now()
-    const failure = await failureOf(agent(scripted.url).run(runRequest(folders, { timeoutMs: 3000, env: { [KEY]: 'test-key' } })))
+    const failure = await failureOf(agent(scripted.url).run(runRequest(session.folders, { timeoutMs: 3000, env: { [KEY]: 'test-key' } })))
     expect(failure.reason).toBe('api-error')
     expect(failure.message).toMatch(/before the timeout/)
     expect(Date.now() - started).toBeLessThan(15_000)
-    expect(processesOf(folders.root)).toEqual([])
+    expect(processesOf(session.folders.root)).toEqual([])
   })
 })
 
 describe('codex at the harness timeout', () => {
   it('a session still working when the clock runs out stops as a timeout, and nothing of it is left alive', async () => {
-    server = await startScriptedModel({ task: GREET_TASK, seed: 3, workspace: folders.workspace, handlers: [openaiResponses], latencyMs: 800 })
+    const server = await start(3, [], 800)
     // Six answers 800 ms apart cannot all come within 3.5 s; the first comes well within it.
-    const result = await agent(server.url).run(runRequest(folders, { timeoutMs: 3500, env: { [KEY]: 'test-key' } }))
+    const result = await agent(server.url).run(runRequest(session.folders, { timeoutMs: 3500, env: { [KEY]: 'test-key' } }))
     expect(result.stop).toBe('timeout')
     expect(result.turns).toBeGreaterThan(0)
-    expect(processesOf(folders.root)).toEqual([])
+    expect(processesOf(session.folders.root)).toEqual([])
   })
 })
 
 describe('processesOf', () => {
   it('finds a live process working in the run folder (so the checks above can fail)', async () => {
     const { execa } = await import('execa')
-    const child = execa('sleep', ['30'], { cwd: folders.workspace, reject: false })
+    const child = execa('sleep', ['30'], { cwd: session.folders.workspace, reject: false })
     await new Promise((resolve) => setTimeout(resolve, 100))
-    expect(processesOf(folders.root)).toContain(child.pid)
+    expect(processesOf(session.folders.root)).toContain(child.pid)
     child.kill('SIGKILL')
     await child
   })
@@ -175,16 +161,16 @@ describe('codex with options.scriptedModel', () => {
   it('starts its own scripted model server, which learns the fix from the task, and the real CLI applies it', async () => {
     const scriptedAgent = new CodexAgent(AgentSpecSchema.parse({ kind: 'codex', model: MODEL, options: { scriptedModel: { wrongEditRate: 0 }, ...UNNESTED } }))
     expect(scriptedAgent.options.scriptedModel).toMatchObject({ wrongEditRate: 0, faults: [] })
-    const result = await scriptedAgent.run(runRequest(folders, { task: await taskWithSolution(folders) }))
+    const result = await scriptedAgent.run(runRequest(session.folders, { task: await taskWithSolution(session.folders) }))
     expect(result.stop).toBe('completed')
     expect(result.costUsd).toBeGreaterThan(0)
     expect(result.turns).toBeGreaterThan(1)
-    expect(await readFile(path.join(folders.workspace, 'src/greet.js'), 'utf8')).toBe(GREET_AFTER)
+    expect(await readFile(path.join(session.folders.workspace, 'src/greet.js'), 'utf8')).toBe(GREET_AFTER)
   })
 
   it('a session the model never billed (zero usage) is a $0 success: a harness failure', async () => {
     const zeroAgent = new CodexAgent(AgentSpecSchema.parse({ kind: 'codex', model: MODEL, options: { scriptedModel: { zeroUsage: true } } }))
-    const failure = await failureOf(zeroAgent.run(runRequest(folders, { task: await taskWithSolution(folders) })))
+    const failure = await failureOf(zeroAgent.run(runRequest(session.folders, { task: await taskWithSolution(session.folders) })))
     expect(failure.reason).toBe('zero-cost')
   })
 })

@@ -1,25 +1,13 @@
-import { readFileSync } from 'node:fs'
-import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { classifyCodexSession, codexFailureReason, type CodexExit } from '../../../src/agents/codex/classify.ts'
 import { readCodexStream } from '../../../src/agents/codex/stream.ts'
-import { HarnessFailure } from '../../../src/errors.ts'
+import { capturedOutput } from '../../helpers/captured-output.ts'
+import { failureOfCall as failureOf } from '../../helpers/harness-failure.ts'
 
 // Parser fixtures: what the real `codex exec --json` 0.171.0 printed, copied verbatim from
 // ../shared/reference/agent-output/ into ./fixtures/.
-const fixture = (name: string) => readFileSync(path.join(import.meta.dirname, 'fixtures', name), 'utf8')
-const lines = (name: string) => fixture(name).split('\n')
+const { fixture, lines } = capturedOutput(import.meta.dirname)
 const exited = (exitCode: number | null, extra: Partial<CodexExit> = {}): CodexExit => ({ exitCode, timedOut: false, aborted: false, stderr: '', ...extra })
-
-function failureOf(run: () => unknown): HarnessFailure {
-  try {
-    run()
-  } catch (error) {
-    if (error instanceof HarnessFailure) return error
-    throw error
-  }
-  throw new Error('expected a HarnessFailure')
-}
 
 describe('a captured Codex session (codex-mock-session.jsonl)', () => {
   const stream = readCodexStream(lines('codex-mock-session.jsonl'))

@@ -1,25 +1,13 @@
-import { readFileSync } from 'node:fs'
-import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { classifyGeminiSession, geminiFailureReason, type GeminiExit } from '../../../src/agents/gemini/classify.ts'
 import { geminiStderrMessage, geminiStreamTokens, readGeminiStream } from '../../../src/agents/gemini/stream.ts'
-import { HarnessFailure } from '../../../src/errors.ts'
+import { capturedOutput } from '../../helpers/captured-output.ts'
+import { failureOfCall as failureOf } from '../../helpers/harness-failure.ts'
 
 // Parser fixtures: what the real `gemini` 0.61.0 printed, copied verbatim from
 // ../shared/reference/agent-output/ into ./fixtures/.
-const fixture = (name: string) => readFileSync(path.join(import.meta.dirname, 'fixtures', name), 'utf8')
-const lines = (name: string) => fixture(name).split('\n')
+const { fixture, lines } = capturedOutput(import.meta.dirname)
 const exited = (exitCode: number | null, extra: Partial<GeminiExit> = {}): GeminiExit => ({ exitCode, timedOut: false, aborted: false, stderr: '', ...extra })
-
-function failureOf(run: () => unknown): HarnessFailure {
-  try {
-    run()
-  } catch (error) {
-    if (error instanceof HarnessFailure) return error
-    throw error
-  }
-  throw new Error('expected a HarnessFailure')
-}
 
 describe('a captured Gemini session (gemini-mock-session.jsonl)', () => {
   const stream = readGeminiStream(lines('gemini-mock-session.jsonl'))

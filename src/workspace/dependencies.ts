@@ -1,0 +1,307 @@
+import { createHash, randomUUID } from 'node:crypto'
+import { existsSync } from 'node:fs'
+import { lstat, mkdir, mkdtemp, readdir, readFile, readlink, realpath, rename, rm, symlink, writeFile } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { execa } from 'execa'
+import { HarnessFailure } from '../errors.ts'
+import { isolatedCommandLine, probeSandbox, SANDBOX_HOST_PATH, toolchainMounts } from '../sandbox/index.ts'
+import type { Task } from '../tasks/task.ts'
+import { parentTemplate, templateRoot } from './template.ts'
+
+/**
+ * Prepared dependency folders: what a task's tests need beyond the repository
+ * (a JavaScript project's `node_modules`), made once per (prepare command,
+ * input files, platform) by running the task's `toolchain.prepare` in a
+ * folder holding only the input files (the lockfile), inside a sandbox
+ * without network (`npm ci --offline` installs from npm's cache, mounted
+ * read-only), and published atomically beside the templates. Every process
+ * that needs it (the agent, the arm setup, the oracle, harvest) gets it
+ * mounted read-only at `<workspace>/<mount>`; the folder's content is checked
+ * against the manifest written when it was made, once per process, and its
+ * files' change times before every run and every oracle.
+ */
+
+/** Bumped whenever a prepared folder's layout changes, so old caches are not reused. */
+export const DEPENDENCIES_FORMAT = 1
+
+/** How to make a dependency folder: a task's `toolchain`, or harvest's `--prepare` options. */
+export interface DependencyRecipe {
+  /** Run by bash in a folder holding only `inputs`. */
+  readonly prepare: string
+  /** Repository paths of the files it reads (`package.json`, `package-lock.json`). */
+  readonly inputs: readonly string[]
+  /** The folder it makes, relative to the repository root (`node_modules`). */
+  readonly mount: string
+}
+
+/** A published dependency folder. */
+export interface PreparedDependencies {
+  /** The folder as the host sees it (what gets mounted). */
+  readonly folder: string
+  /** Where it goes in a workspace, relative to its root. */
+  readonly mount: string
+  /** The cache key (part of the folder's path). */
+  readonly key: string
+  /** Each input's SHA-256, by repository path. */
+  readonly inputs: Readonly<Record<string, string>>
+}
+
+/** How to prepare one. */
+export interface PrepareOptions {
+  /** The PATH the prepare command gets (the oracle's resolved toolchain); default: the host's, cleaned of `node_modules/.bin`. */
+  readonly pathVariable?: string
+  /** Run the command in a sandbox without network (default: wherever this machine has a working sandbox). */
+  readonly sandboxed?: boolean
+  /** The SHA-256 each input must have (the task's metadata); a mismatch is a harness failure. */
+  readonly expected?: Readonly<Record<string, string>>
+  /** Limit for the command (default 10 minutes). */
+  readonly timeoutMs?: number
+  /** The cache folder (default `templateRoot()`). */
+  readonly root?: string
+  /** Names the task in messages. */
+  readonly where: string
+}
+
+const sha256 = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex')
+
+/** npm's cache folder, which the prepare command reads (read-only) so `npm ci --offline` needs no network. */
+export function npmCacheFolder(env: Readonly<Record<string, string | undefined>> = process.env): string {
+  const configured = env.npm_config_cache ?? env.NPM_CONFIG_CACHE
+  return configured !== undefined && configured !== '' ? path.resolve(configured) : path.join(env.HOME ?? os.homedir(), '.npm')
+}
+
+/** The cache key: format, command, mount, every input's path and bytes, platform, architecture and Node's major version. */
+export function dependencyKey(recipe: DependencyRecipe, inputs: Readonly<Record<string, string>>): string {
+  const hash = createHash('sha256').update(`deps\0${DEPENDENCIES_FORMAT}\0${recipe.prepare}\0${recipe.mount}\0${process.platform}\0${process.arch}\0${process.versions.node.split('.')[0]}\0`)
+  for (const file of Object.keys(inputs).sort()) hash.update(`${file}\0${inputs[file]}\0`)
+  return `deps-${hash.digest('hex').slice(0, 32)}`
+}
+
+/** Every file below `dir` as `mode sha256` (links as their target), by `/`-separated relative path, with change times. */
+async function folderTree(dir: string): Promise<{ files: Record<string, string>; ctimes: Map<string, bigint> }> {
+  const files: Record<string, string> = {}
+  const ctimes = new Map<string, bigint>()
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true })
+  for (const entry of entries) {
+    if (entry.isDirectory()) continue
+    const file = path.join(entry.parentPath, entry.name)
+    const relative = path.relative(dir, file).split(path.sep).join('/')
+    const info = await lstat(file, { bigint: true })
+    ctimes.set(relative, info.ctimeNs)
+    files[relative] = info.isSymbolicLink() ? `link ${await readlink(file)}` : `${(info.mode & 0o777n).toString(8)} ${sha256(await readFile(file))}`
+  }
+  return { files: Object.fromEntries(Object.entries(files).sort(([a], [b]) => (a < b ? -1 : 1))), ctimes }
+}
+
+/** The manifest written beside a published folder. */
+interface Manifest {
+  readonly format: number
+  readonly prepare: string
+  readonly mount: string
+  readonly inputs: Readonly<Record<string, string>>
+  readonly files: Readonly<Record<string, string>>
+}
+
+const verified = new Map<string, Promise<Map<string, bigint> | null>>()
+
+/** Checks a published folder against its manifest (once per process); returns its files' change times, or null when it does not match. */
+async function verifiedCtimes(root: string, key: string, mount: string): Promise<Map<string, bigint> | null> {
+  const final = path.join(root, key)
+  const manifest = JSON.parse(await readFile(path.join(final, 'manifest.json'), 'utf8')) as Manifest
+  const { files, ctimes } = await folderTree(path.join(final, 'project', mount))
+  return JSON.stringify(files) === JSON.stringify(manifest.files) ? ctimes : null
+}
+
+async function discard(dir: string, root: string): Promise<void> {
+  const doomed = path.join(root, `.removing-${randomUUID()}`)
+  try {
+    await rename(dir, doomed)
+  } catch {
+    return
+  }
+  await rm(doomed, { recursive: true, force: true })
+}
+
+/** Runs the prepare command in `project` (sandboxed: no network, npm's cache read-only). */
+async function runPrepare(recipe: DependencyRecipe, building: string, options: PrepareOptions): Promise<void> {
+  const project = path.join(building, 'project')
+  const home = path.join(building, 'home')
+  await mkdir(home, { recursive: true })
+  const pathVariable = options.pathVariable ?? process.env.PATH ?? SANDBOX_HOST_PATH
+  const cache = npmCacheFolder()
+  const env: Record<string, string> = {
+    PATH: pathVariable,
+    HOME: home,
+    LANG: 'C.UTF-8',
+    CI: '1',
+    npm_config_cache: cache,
+    npm_config_logs_dir: path.join(home, 'npm-logs'),
+    npm_config_update_notifier: 'false',
+    npm_config_audit: 'false',
+    npm_config_fund: 'false',
+  }
+  const sandboxed = options.sandboxed ?? (await probeSandbox().then(() => true, () => false))
+  const command = { file: '/bin/bash', args: ['-c', recipe.prepare], cwd: project, env: sandboxed ? { ...env, TMPDIR: '/tmp' } : env }
+  const line = sandboxed
+    ? {
+        ...isolatedCommandLine({ writable: [building], readOnly: [...toolchainMounts(pathVariable, [root(options)]), ...(existsSync(cache) ? [cache] : [])] }, command),
+        env: { PATH: SANDBOX_HOST_PATH },
+      }
+    : { file: 'bash', args: ['-c', recipe.prepare], env }
+  const result = await execa(line.file, line.args, { cwd: sandboxed ? '/' : project, env: line.env, extendEnv: false, reject: false, all: true, stdin: 'ignore', timeout: options.timeoutMs ?? 600_000 })
+  if (result.exitCode !== 0 || result.timedOut) {
+    throw new HarnessFailure(
+      'setup',
+      `${options.where}: preparing ${recipe.mount} with \`${recipe.prepare}\` ${result.timedOut ? 'timed out' : `exited ${result.exitCode}`} ` +
+        `(it runs without network: an npm lockfile needs "resolved" and "integrity" for every package, and npm's cache ${cache} the tarballs): ${String(result.all ?? '').slice(-1500)}`,
+      { retryable: false },
+    )
+  }
+  const made = await lstat(path.join(project, recipe.mount)).catch(() => null)
+  if (made === null || !made.isDirectory()) {
+    throw new HarnessFailure('setup', `${options.where}: \`${recipe.prepare}\` exited 0 but made no folder ${recipe.mount}`, { retryable: false })
+  }
+}
+
+const root = (options: Pick<PrepareOptions, 'root'>) => options.root ?? templateRoot()
+
+/**
+ * The dependency folder of `recipe` for the input files found in `sourceDir`
+ * (a template: the parent commit's files), made and published once, reused
+ * after. A published folder that no longer matches its manifest is set aside
+ * and made again.
+ */
+export async function prepareDependencies(recipe: DependencyRecipe, sourceDir: string, options: PrepareOptions): Promise<PreparedDependencies> {
+  const inputs: Record<string, string> = {}
+  const bytes = new Map<string, Buffer>()
+  for (const file of recipe.inputs) {
+    const content = await readFile(path.join(sourceDir, file)).catch(() => null)
+    if (content === null) throw new HarnessFailure('setup', `${options.where}: the toolchain's input ${file} is not in the repository at this commit`, { retryable: false })
+    bytes.set(file, content)
+    inputs[file] = sha256(content)
+    const expected = options.expected?.[file]
+    if (expected !== undefined && expected !== inputs[file]) {
+      throw new HarnessFailure('setup', `${options.where}: ${file} has SHA-256 ${inputs[file]!.slice(0, 12)}…, but the task's toolchain.inputs says ${expected.slice(0, 12)}…`, { retryable: false })
+    }
+  }
+  const cacheRoot = root(options)
+  const key = dependencyKey(recipe, inputs)
+  const final = path.join(cacheRoot, key)
+  const prepared: PreparedDependencies = { folder: path.join(final, 'project', recipe.mount), mount: recipe.mount, key, inputs }
+  const memo = verified.get(final)
+  if (memo !== undefined && (await memo) !== null) return prepared
+  if (existsSync(path.join(final, 'manifest.json'))) {
+    const check = verifiedCtimes(cacheRoot, key, recipe.mount).catch(() => null)
+    verified.set(final, check)
+    if ((await check) !== null) return prepared
+    process.stderr.write(`task-outcome: the prepared ${recipe.mount} ${final} no longer matches its manifest; preparing it again\n`)
+    await discard(final, cacheRoot)
+  }
+  await mkdir(cacheRoot, { recursive: true })
+  const building = await mkdtemp(path.join(cacheRoot, `.building-${key}-`))
+  try {
+    for (const [file, content] of bytes) {
+      await mkdir(path.dirname(path.join(building, 'project', file)), { recursive: true })
+      await writeFile(path.join(building, 'project', file), content)
+    }
+    await runPrepare(recipe, building, options)
+    await rm(path.join(building, 'home'), { recursive: true, force: true })
+    const { files } = await folderTree(path.join(building, 'project', recipe.mount))
+    const manifest: Manifest = { format: DEPENDENCIES_FORMAT, prepare: recipe.prepare, mount: recipe.mount, inputs, files }
+    await writeFile(path.join(building, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`)
+    try {
+      await rename(building, final)
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
+      // Another process published the same folder first: use theirs.
+      if ((code !== 'ENOTEMPTY' && code !== 'EEXIST') || !existsSync(path.join(final, 'manifest.json'))) throw error
+      await rm(building, { recursive: true, force: true })
+    }
+  } catch (error) {
+    await rm(building, { recursive: true, force: true })
+    throw error
+  }
+  verified.set(final, verifiedCtimes(cacheRoot, key, recipe.mount).catch(() => null))
+  if ((await verified.get(final)) === null) throw new HarnessFailure('setup', `${options.where}: the prepared ${recipe.mount} ${final} does not match the manifest just written`, { retryable: false })
+  return prepared
+}
+
+/** The prepared folder's change times as last verified (for `TaskGuard`). */
+export async function dependencyCtimes(prepared: PreparedDependencies): Promise<Map<string, bigint>> {
+  const final = path.dirname(path.dirname(prepared.folder))
+  const ctimes = await (verified.get(final) ?? Promise.resolve(null))
+  if (ctimes === null) throw new HarnessFailure('tampered', `the prepared ${prepared.mount} ${final} was not verified`, { retryable: false })
+  return ctimes
+}
+
+/** The folder's files' change times now (nothing may write it while runs use it): `lstat` only, no reading. */
+export async function currentDependencyCtimes(prepared: PreparedDependencies): Promise<Map<string, bigint>> {
+  const ctimes = new Map<string, bigint>()
+  for (const entry of await readdir(prepared.folder, { recursive: true, withFileTypes: true })) {
+    if (entry.isDirectory()) continue
+    const file = path.join(entry.parentPath, entry.name)
+    ctimes.set(path.relative(prepared.folder, file).split(path.sep).join('/'), (await lstat(file, { bigint: true })).ctimeNs)
+  }
+  return ctimes
+}
+
+/**
+ * Makes `<dir>/<mount>` ready for the folder: an empty mount point (a sandbox
+ * binds the folder there read-only), or, for processes run without a sandbox,
+ * a symbolic link to it. Whatever was at that path is removed first.
+ */
+export async function placeDependencies(prepared: PreparedDependencies, dir: string, how: 'mount-point' | 'link'): Promise<void> {
+  const target = path.join(dir, prepared.mount)
+  await rm(target, { recursive: true, force: true })
+  await mkdir(path.dirname(target), { recursive: true })
+  if (how === 'link') await symlink(prepared.folder, target)
+  else await mkdir(target)
+}
+
+/** The read-only bind of the folder at `<dir>/<mount>` (as `SandboxSpec.mounts` takes it). */
+export function dependencyMount(prepared: PreparedDependencies, dir: string): { readonly source: string; readonly target: string } {
+  return { source: prepared.folder, target: path.join(dir, prepared.mount) }
+}
+
+/**
+ * The test runner's name and version when the test command runs a program of
+ * the prepared folder (`node_modules/.bin/vitest …` → `vitest 4.1.12`): read
+ * from the package that program belongs to, inside the prepared folder,
+ * never from anything a run could write. Null when the command runs
+ * something else.
+ */
+export async function preparedRunner(prepared: PreparedDependencies, testCommand: string): Promise<string | null> {
+  const first = testCommand.trim().split(/\s+/)[0] ?? ''
+  const prefix = `${prepared.mount}/`
+  const program = first.startsWith('./') ? first.slice(2) : first
+  if (!program.startsWith(prefix)) return null
+  let file: string
+  try {
+    file = await realpath(path.join(prepared.folder, program.slice(prefix.length)))
+  } catch {
+    return null
+  }
+  const top = await realpath(prepared.folder)
+  for (let dir = path.dirname(file); dir.startsWith(top + path.sep); dir = path.dirname(dir)) {
+    const manifest = await readFile(path.join(dir, 'package.json'), 'utf8').then((text) => JSON.parse(text) as { name?: unknown; version?: unknown }, () => null)
+    if (manifest !== null && typeof manifest.name === 'string' && typeof manifest.version === 'string') return `${manifest.name} ${manifest.version}`
+  }
+  return null
+}
+
+/**
+ * A task's prepared dependency folder (null when its metadata declares no
+ * `toolchain`): the inputs read from its template (the parent commit's
+ * files) and checked against the SHA-256s its metadata records.
+ */
+export async function taskDependencies(task: Task, options: Omit<PrepareOptions, 'expected' | 'where' | 'sandboxed'>): Promise<PreparedDependencies | null> {
+  if (task.kind !== 'git-fix' || task.metadata.toolchain === undefined) return null
+  const { toolchain } = task.metadata
+  const template = await parentTemplate(task.repo, task.metadata.base)
+  return prepareDependencies({ prepare: toolchain.prepare, inputs: Object.keys(toolchain.inputs), mount: toolchain.mount }, template, {
+    ...options,
+    expected: toolchain.inputs,
+    where: task.id,
+  })
+}

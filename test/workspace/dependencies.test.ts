@@ -1,0 +1,97 @@
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { execa } from 'execa'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { HarnessFailure } from '../../src/errors.ts'
+import { GitFixMetadataSchema } from '../../src/tasks/metadata.ts'
+import { dependencyKey, prepareDependencies, preparedRunner, type DependencyRecipe } from '../../src/workspace/dependencies.ts'
+
+// Prepared dependency folders with a prepare command that needs neither npm nor network (a shell script making a
+// package with a bin), so the cache, the manifest check and the runner's version are tested on their own; the real
+// `npm ci --offline` is in test/curate/vitest-repository.test.ts.
+const RECIPE: DependencyRecipe = {
+  prepare: 'mkdir -p node_modules/fake-runner node_modules/.bin && cp runner.json node_modules/fake-runner/package.json && echo "console.log(1)" > node_modules/fake-runner/cli.js && ln -s ../fake-runner/cli.js node_modules/.bin/fake',
+  inputs: ['runner.json'],
+  mount: 'node_modules',
+}
+
+let scratch: string
+let source: string
+beforeAll(async () => {
+  scratch = await mkdtemp(path.join(os.tmpdir(), 'deps-'))
+  source = path.join(scratch, 'source')
+  await mkdir(source)
+  await writeFile(path.join(source, 'runner.json'), '{"name":"fake-runner","version":"2.3.4"}\n')
+})
+afterAll(() => rm(scratch, { recursive: true, force: true }))
+
+describe('prepared dependency folders', () => {
+  it('are made once per input content and reused, and name the runner that owns the test command\'s program', async () => {
+    const root = path.join(scratch, 'cache-1')
+    const first = await prepareDependencies(RECIPE, source, { where: 'test', root })
+    const again = await prepareDependencies(RECIPE, source, { where: 'test', root })
+    expect(again).toEqual(first)
+    expect(first.folder).toBe(path.join(root, first.key, 'project', 'node_modules'))
+    expect(await preparedRunner(first, 'node_modules/.bin/fake run --out={junit} {tests}')).toBe('fake-runner 2.3.4')
+    expect(await preparedRunner(first, './node_modules/.bin/fake')).toBe('fake-runner 2.3.4')
+    expect(await preparedRunner(first, 'npx fake')).toBeNull()
+    expect(await preparedRunner(first, 'node_modules/.bin/missing')).toBeNull()
+  })
+
+  it('key on the inputs\' bytes: another lockfile is another folder', () => {
+    expect(dependencyKey(RECIPE, { 'runner.json': 'a'.repeat(64) })).not.toBe(dependencyKey(RECIPE, { 'runner.json': 'b'.repeat(64) }))
+    expect(dependencyKey(RECIPE, { 'runner.json': 'a'.repeat(64) })).not.toBe(dependencyKey({ ...RECIPE, prepare: `${RECIPE.prepare} # x` }, { 'runner.json': 'a'.repeat(64) }))
+  })
+
+  it('refuse an input whose SHA-256 is not the one the task records, naming the file', async () => {
+    const run = prepareDependencies(RECIPE, source, { where: '001-x', root: path.join(scratch, 'cache-2'), expected: { 'runner.json': '0'.repeat(64) } })
+    await expect(run).rejects.toThrow(HarnessFailure)
+    await expect(run).rejects.toThrow(/001-x: runner\.json has SHA-256 [0-9a-f]{12}…, but the task's toolchain\.inputs says 000000000000…/)
+  })
+
+  it('say what failed when the command fails, and that it ran without network', async () => {
+    const run = prepareDependencies({ ...RECIPE, prepare: 'echo no registry here >&2; exit 3' }, source, { where: '001-x', root: path.join(scratch, 'cache-3') })
+    await expect(run).rejects.toThrow(/001-x: preparing node_modules with `echo no registry here >&2; exit 3` exited 3 \(it runs without network[^)]*\): no registry here/)
+  })
+
+  it('refuse a command that exits 0 without making the folder', async () => {
+    await expect(prepareDependencies({ ...RECIPE, prepare: 'true' }, source, { where: '001-x', root: path.join(scratch, 'cache-4') })).rejects.toThrow(
+      '001-x: `true` exited 0 but made no folder node_modules',
+    )
+  })
+
+  it('are made again by the next process when a published folder no longer matches its manifest', async () => {
+    const root = path.join(scratch, 'cache-5')
+    const made = await prepareDependencies(RECIPE, source, { where: 'test', root })
+    // Written behind the harness's back; the next process checks the folder before its first use.
+    await writeFile(path.join(made.folder, 'fake-runner', 'cli.js'), 'process.exit(0)\n')
+    const script = path.join(scratch, 'again.mts')
+    const module = path.resolve(import.meta.dirname, '../../src/workspace/dependencies.ts')
+    await writeFile(script, `import { prepareDependencies } from ${JSON.stringify(module)}\nconst p = await prepareDependencies(${JSON.stringify(RECIPE)}, ${JSON.stringify(source)}, { where: 'test', root: ${JSON.stringify(root)} })\nconsole.log(p.folder)\n`)
+    const result = await execa(path.resolve(import.meta.dirname, '../../node_modules/.bin/tsx'), [script], { reject: false, all: true })
+    expect(result.stdout.trim(), result.all).toBe(made.folder)
+    expect(result.stderr).toContain(`the prepared node_modules ${path.join(root, made.key)} no longer matches its manifest; preparing it again`)
+    expect(await readFile(path.join(made.folder, 'fake-runner', 'cli.js'), 'utf8')).toBe('console.log(1)\n')
+  })
+})
+
+describe('the toolchain in metadata.json', () => {
+  const base = {
+    id: '001', slug: 'x', kind: 'git-fix', repo: '../../repo', base: 'a'.repeat(40), fix: 'b'.repeat(40), gold_files: ['src/a.js'], test_files: ['test/a.test.js'],
+    FAIL_TO_PASS: ['a'], PASS_TO_PASS: [], test_command: 'node_modules/.bin/vitest run --reporter=junit --outputFile={junit} {tests}',
+  }
+  it('defaults the mount to node_modules', () => {
+    const parsed = GitFixMetadataSchema.parse({ ...base, toolchain: { prepare: 'npm ci --offline', inputs: { 'package-lock.json': 'c'.repeat(64) } } })
+    expect(parsed.toolchain?.mount).toBe('node_modules')
+  })
+  it.each([['/abs/node_modules'], ['../node_modules'], ['a//b']])('refuses the mount %s, which is not a path inside the repository', (mount) => {
+    const parsed = GitFixMetadataSchema.safeParse({ ...base, toolchain: { prepare: 'npm ci', inputs: { 'package-lock.json': 'c'.repeat(64) }, mount } })
+    expect(parsed.success).toBe(false)
+    expect(JSON.stringify(parsed.error?.issues)).toContain('a relative path inside the repository')
+  })
+  it('refuses a toolchain without inputs or with an input hash that is not a SHA-256', () => {
+    expect(GitFixMetadataSchema.safeParse({ ...base, toolchain: { prepare: 'npm ci', inputs: {} } }).success).toBe(false)
+    expect(GitFixMetadataSchema.safeParse({ ...base, toolchain: { prepare: 'npm ci', inputs: { 'package-lock.json': 'abc' } } }).success).toBe(false)
+  })
+})
