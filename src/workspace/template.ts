@@ -106,7 +106,13 @@ async function stillChecked(final: string): Promise<boolean> {
  */
 export async function checkedTemplate(repo: string, base: string, root: string = templateRoot()): Promise<{ readonly dir: string; stillChecked(): Promise<boolean> } | undefined> {
   const final = await templatePath(repo, base, root)
-  if (!checkedTemplates.has(final)) return undefined
+  const seal = checkedTemplates.get(final)
+  if (seal === undefined) return undefined
+  // Gone or replaced (one lstat): nothing to mount over yet; `parentTemplate` checks or exports it.
+  if (seal.folderMoved()) {
+    checkedTemplates.delete(final)
+    return undefined
+  }
   return { dir: final, stillChecked: () => stillChecked(final) }
 }
 

@@ -2,7 +2,7 @@ import { lstat, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'n
 import os from 'node:os'
 import path from 'node:path'
 import { execa } from 'execa'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { loadTaskSet } from '../../src/tasks/load.ts'
 import type { GitFixTask } from '../../src/tasks/task.ts'
 import { createGitFixWorkspace } from '../../src/workspace/git-fix.ts'
@@ -147,5 +147,24 @@ describe('a modified template', () => {
     const third = await createGitFixWorkspace(task, root)
     expect(await readFile(path.join(third.dir, 'src/moneyfmt.js'), 'utf8')).toBe(pristine)
     await third.dispose()
+  })
+
+  it('once sealed and then removed, is exported again without trying to mount the missing folder', async () => {
+    const task = tasks[6]!
+    await (await createGitFixWorkspace(task, root)).dispose()
+    await new Promise((resolve) => setTimeout(resolve, RACY_MARGIN_MS + 100))
+    await (await createGitFixWorkspace(task, root)).dispose()
+    const template = await templatePath(task.repo, task.metadata.base)
+    await rm(template, { recursive: true, force: true })
+    const written: string[] = []
+    const spy = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => written.push(String(chunk)) > 0)
+    try {
+      const again = await createGitFixWorkspace(task, root)
+      expect((await gitIn(again, ['rev-list', '--count', 'HEAD'])).trim()).toBe('1')
+      await again.dispose()
+    } finally {
+      spy.mockRestore()
+    }
+    expect(written.join('')).not.toMatch(/overlay/)
   })
 })
