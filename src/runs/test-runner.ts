@@ -1,5 +1,6 @@
-import path from 'node:path'
+import os from 'node:os'
 import { execa } from 'execa'
+import { testCommandEnv } from '../oracle/test-command.ts'
 import type { OracleToolchain } from '../oracle/toolchain.ts'
 import type { Task } from '../tasks/task.ts'
 import { preparedRunner, type PreparedDependencies } from '../workspace/dependencies.ts'
@@ -33,7 +34,8 @@ function pytestVersion(python: string, toolchain: OracleToolchain): Promise<stri
   let version = probed.get(key)
   if (version === undefined) {
     version = execa(python, ['-m', 'pytest', '--version'], {
-      env: { PATH: toolchain.path, LANG: 'C.UTF-8', HOME: path.join('/', 'nonexistent') },
+      // The oracle's own environment (pyenv's shims need PYENV_ROOT), with its resolved PATH.
+      env: { ...testCommandEnv(os.tmpdir()), PATH: toolchain.path },
       extendEnv: false,
       reject: false,
       stdin: 'ignore',

@@ -235,9 +235,15 @@ export async function dependencyCtimes(prepared: PreparedDependencies): Promise<
   return ctimes
 }
 
-/** The folder's files' change times now (nothing may write it while runs use it). */
+/** The folder's files' change times now (nothing may write it while runs use it): `lstat` only, no reading. */
 export async function currentDependencyCtimes(prepared: PreparedDependencies): Promise<Map<string, bigint>> {
-  return (await folderTree(prepared.folder)).ctimes
+  const ctimes = new Map<string, bigint>()
+  for (const entry of await readdir(prepared.folder, { recursive: true, withFileTypes: true })) {
+    if (entry.isDirectory()) continue
+    const file = path.join(entry.parentPath, entry.name)
+    ctimes.set(path.relative(prepared.folder, file).split(path.sep).join('/'), (await lstat(file, { bigint: true })).ctimeNs)
+  }
+  return ctimes
 }
 
 /**
