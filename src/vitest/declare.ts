@@ -1,5 +1,5 @@
 import path from 'node:path'
-import { test } from 'vitest'
+import { test, type TestContext } from 'vitest'
 import { createAgent } from '../agents/index.ts'
 import type { Agent } from '../agents/types.ts'
 import { HarnessFailure, SpecError } from '../errors.ts'
@@ -36,10 +36,22 @@ function checkVersions(arm: string, recorded: Versions | undefined, current: Omi
 }
 
 /**
- * Declares a task's runs as Vitest cases, in their seeded order. Runs in a
- * Vitest worker: the generated test module of a task folder calls it.
+ * Vitest's `test`, for the generated test module of a task folder: it imports
+ * it from here (the user's task folder may not resolve `vitest` itself).
  */
-export function declareTaskRuns(experimentModule: Record<string, unknown>, payload: TaskModulePayload): void {
+export { test }
+
+/** One run's Vitest case body. */
+export type TaskRunCase = (context: TestContext) => Promise<void>
+
+/**
+ * The bodies of a task's run cases, one per run in the payload's seeded order.
+ * Runs in a Vitest worker: the generated test module of a task folder calls it
+ * and declares each case with a literal `test(name, …)` of its own, so that
+ * Vitest 5's `vitest list`, which parses test modules instead of running them,
+ * finds the cases too.
+ */
+export function taskRunCases(experimentModule: Record<string, unknown>, payload: TaskModulePayload): TaskRunCase[] {
   const experiment: LoadedExperiment = resolveExperiment(experimentModule, payload.experiment)
   const runsFile = path.relative(experiment.root, runsFilePath(experiment.outDir))
   let task: Promise<Task> | undefined
@@ -76,69 +88,67 @@ export function declareTaskRuns(experimentModule: Record<string, unknown>, paylo
   const session = currentSession()
   const name = experiment.spec.name
 
-  for (const run of payload.runs) {
-    test(caseName(run), { timeout: payload.caseTimeoutMs }, async (context) => {
-      if (run.recorded !== null) {
-        context.skip(`${ALREADY_RECORDED} ${runsFile} (${run.recorded.outcome}, $${run.recorded.costUsd.toFixed(4)}): not run again`)
+  return payload.runs.map((run) => async (context: TestContext) => {
+    if (run.recorded !== null) {
+      context.skip(`${ALREADY_RECORDED} ${runsFile} (${run.recorded.outcome}, $${run.recorded.costUsd.toFixed(4)}): not run again`)
+    }
+    const stop = session === undefined ? undefined : readStopNote(session.dir, name)
+    if (stop !== undefined) context.skip(`${NOT_RUN_STOPPED} at ${stop.run} (${stop.reason}): ${firstLine(stop.message)}`)
+    let reservation: Reservation | undefined
+    if (payload.budget !== null && session !== undefined) {
+      const reserved = reserveRun(path.join(session.dir, `budget-${name}`), runKey(run), payload.budget)
+      if (isRefusal(reserved)) {
+        context.skip(
+          `${NOT_RUN_BUDGET}: $${reserved.spentUsd.toFixed(2)} spent + $${reserved.runningUsd.toFixed(2)} under way at their caps + ` +
+            `$${payload.budget.runCapUsd.toFixed(2)} for this run would pass maxBudgetUsd $${reserved.maxUsd.toFixed(2)}` +
+            (payload.budget.shard === null ? '' : ` (this shard's share, ${payload.budget.shard})`),
+        )
+        return
       }
-      const stop = session === undefined ? undefined : readStopNote(session.dir, name)
-      if (stop !== undefined) context.skip(`${NOT_RUN_STOPPED} at ${stop.run} (${stop.reason}): ${firstLine(stop.message)}`)
-      let reservation: Reservation | undefined
-      if (payload.budget !== null && session !== undefined) {
-        const reserved = reserveRun(path.join(session.dir, `budget-${name}`), runKey(run), payload.budget)
-        if (isRefusal(reserved)) {
-          context.skip(
-            `${NOT_RUN_BUDGET}: $${reserved.spentUsd.toFixed(2)} spent + $${reserved.runningUsd.toFixed(2)} under way at their caps + ` +
-              `$${payload.budget.runCapUsd.toFixed(2)} for this run would pass maxBudgetUsd $${reserved.maxUsd.toFixed(2)}` +
-              (payload.budget.shard === null ? '' : ` (this shard's share, ${payload.budget.shard})`),
-          )
-          return
-        }
-        reservation = reserved
+      reservation = reserved
+    }
+    let spent = payload.budget?.runCapUsd ?? 0
+    let record: RunRecord
+    try {
+      const loadedTask = await (task ??= loadTask(payload.taskDir, experiment.root))
+      const { agent, version } = await agentFor(run.arm, { PATH: process.env.PATH ?? '' })
+      record = await executeRun({
+        experiment,
+        task: loadedTask,
+        arm: run.arm,
+        seed: run.seed,
+        order: run.order,
+        specSha256: payload.specSha256,
+        taskFiles: payload.taskFiles,
+        ...(payload.recordedTestRunner === undefined ? {} : { recordedTestRunner: payload.recordedTestRunner }),
+        agent,
+        agentVersion: version,
+        signal: context.signal,
+        log: (line) => console.warn(line),
+        ...(session === undefined ? {} : { workspaceRoot: session.dir }),
+      })
+      spent = record.costUsd
+      const recordedModel = payload.recordedVersions[run.arm]?.model
+      if (recordedModel !== undefined && recordedModel !== record.versions.model) {
+        throw new SpecError(
+          `arm ${run.arm}: the agent used model ${record.versions.model}, but ${runsFile} holds runs with ${recordedModel}. ` +
+            `A resume never mixes versions; this run is not recorded.`,
+        )
       }
-      let spent = payload.budget?.runCapUsd ?? 0
-      let record: RunRecord
-      try {
-        const loadedTask = await (task ??= loadTask(payload.taskDir, experiment.root))
-        const { agent, version } = await agentFor(run.arm, { PATH: process.env.PATH ?? '' })
-        record = await executeRun({
-          experiment,
-          task: loadedTask,
-          arm: run.arm,
-          seed: run.seed,
-          order: run.order,
-          specSha256: payload.specSha256,
-          taskFiles: payload.taskFiles,
-          ...(payload.recordedTestRunner === undefined ? {} : { recordedTestRunner: payload.recordedTestRunner }),
-          agent,
-          agentVersion: version,
-          signal: context.signal,
-          log: (line) => console.warn(line),
-          ...(session === undefined ? {} : { workspaceRoot: session.dir }),
-        })
-        spent = record.costUsd
-        const recordedModel = payload.recordedVersions[run.arm]?.model
-        if (recordedModel !== undefined && recordedModel !== record.versions.model) {
-          throw new SpecError(
-            `arm ${run.arm}: the agent used model ${record.versions.model}, but ${runsFile} holds runs with ${recordedModel}. ` +
-              `A resume never mixes versions; this run is not recorded.`,
-          )
-        }
-      } catch (error) {
-        if (error instanceof HarnessFailure && STOPPING_REASONS.has(error.reason) && session !== undefined) {
-          writeStopNote(session.dir, name, { reason: error.reason, message: error.message, run: caseName(run) })
-        }
-        throw pointAtTask(error, metadataFile)
-      } finally {
-        reservation?.settle(spent)
+    } catch (error) {
+      if (error instanceof HarnessFailure && STOPPING_REASONS.has(error.reason) && session !== undefined) {
+        writeStopNote(session.dir, name, { reason: error.reason, message: error.message, run: caseName(run) })
       }
-      setRun(context.task.meta, record)
-      for (const [type, message] of runProperties(record)) await context.annotate(message, type)
-      if (experiment.spec.failUnsolved && !record.solved) {
-        throw pointAtTask(new Error(`${caseName(run)}: ${record.outcome} (failUnsolved is on; the run is recorded)`), metadataFile)
-      }
-    })
-  }
+      throw pointAtTask(error, metadataFile)
+    } finally {
+      reservation?.settle(spent)
+    }
+    setRun(context.task.meta, record)
+    for (const [type, message] of runProperties(record)) await context.annotate(message, type)
+    if (experiment.spec.failUnsolved && !record.solved) {
+      throw pointAtTask(new Error(`${caseName(run)}: ${record.outcome} (failUnsolved is on; the run is recorded)`), metadataFile)
+    }
+  })
 }
 
 /** The first line of a message (a stop note's reason in one line). */

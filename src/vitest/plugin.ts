@@ -4,6 +4,7 @@ import type { TestProject, Vitest } from 'vitest/node'
 import { requireAgentPackage } from '../agents/packages.ts'
 import type { LoadedExperiment } from '../experiment/load.ts'
 import { armAgentSpec } from '../runs/execute.ts'
+import { caseName } from '../runs/plan.ts'
 import { prepareLoadedExperiment, recordedRunsFor, type PreparedExperiment } from '../runs/prepare.ts'
 import { runKey, type RecordedRun, type Versions } from '../runs/record.ts'
 import { experimentSandboxVersion } from '../runs/sandbox.ts'
@@ -79,6 +80,19 @@ function refuseToWatch(vitest: Vitest): void {
   vitest.logger.log('task-outcome: experiments do not watch: this runs once, as `vitest run` does, and exits (a saved file must never re-run paid agents).')
 }
 
+/**
+ * The worker limit the user gave (`--maxWorkers`, `VITEST_MAX_WORKERS` or the
+ * root config), or undefined when they gave none. Vitest 4.1 leaves the root's
+ * `maxWorkers` unset then; Vitest 5 fills in its default (one less than the
+ * cores) and says in `providedOptions` whether the user gave it, so only a
+ * limit the user gave overrides the experiment's `maxWorkers`.
+ */
+function userMaxWorkers(vitest: Vitest): number | undefined {
+  const config = vitest.config as unknown as { maxWorkers?: number; providedOptions?: { maxWorkers?: boolean } }
+  if (config.providedOptions !== undefined && config.providedOptions.maxWorkers !== true) return undefined
+  return config.maxWorkers
+}
+
 /** Starts the invocation's session (watchdog, own workspace folder) once per Vitest, and says what stale folders it removed. */
 function startSessionOnce(vitest: Vitest): void {
   const holder = vitest as unknown as Record<symbol, unknown>
@@ -150,7 +164,8 @@ export function taskOutcomePlugin(experiment: LoadedExperiment): Plugin {
       if (refusal !== undefined) refuse(vitest, refusal)
       refuseToWatch(vitest)
       // --maxWorkers (or the root config's) is a resource limit: it wins over the experiment's own.
-      if (vitest.config.maxWorkers !== undefined) project.config.maxWorkers = vitest.config.maxWorkers
+      const limit = userMaxWorkers(vitest)
+      if (limit !== undefined) project.config.maxWorkers = limit
       shard = vitest.config.shard ?? undefined
       // An agent CLI is an optional peer dependency: a missing one stops the experiment here, in one line, before any run.
       for (const arm of Object.keys(experiment.spec.arms)) requireAgentPackage(armAgentSpec(experiment, arm))
@@ -189,10 +204,12 @@ export function taskOutcomePlugin(experiment: LoadedExperiment): Plugin {
         caseTimeoutMs: caseTimeoutMs(experiment),
         budget: budgetFor(experiment, recorded, shard),
       }
+      // A literal `test(name, …)` per run: Vitest 5's `vitest list` finds cases by parsing the module, not running it.
       const code = [
-        `import { declareTaskRuns } from ${JSON.stringify(DECLARE_MODULE)}`,
+        `import { taskRunCases, test } from ${JSON.stringify(DECLARE_MODULE)}`,
         `import * as experimentModule from ${JSON.stringify(experiment.file)}`,
-        `declareTaskRuns(experimentModule, ${JSON.stringify(payload)})`,
+        `const cases = taskRunCases(experimentModule, ${JSON.stringify(payload)})`,
+        ...payload.runs.map((run, i) => `test(${JSON.stringify(caseName(run))}, { timeout: ${payload.caseTimeoutMs} }, cases[${i}])`),
       ].join('\n')
       return { code, moduleType: 'js' }
     },

@@ -75,6 +75,17 @@ describe('--maxWorkers is a resource limit and is honoured', () => {
     expect(spans).toHaveLength(3)
     expect(overlaps(spans)).toBe(false)
   })
+
+  // Vitest 5 fills in a default for the root's maxWorkers (one less than the cores) where Vitest 4.1 leaves it unset;
+  // that default must not override the experiment's. With the test above, this fails on any number of cores.
+  test('without --maxWorkers, the experiment\'s own maxWorkers holds: 1 runs one task at a time', { timeout: 400_000 }, async () => {
+    const fixture = await createExperimentFixture(simpleTasks(3, 0.6), { maxWorkers: 1, seeds: 1 })
+    const result = await fixture.vitest()
+    expect(result.exitCode, result.all).toBe(0)
+    const spans = taskSpans(await fixture.runs())
+    expect(spans).toHaveLength(3)
+    expect(overlaps(spans)).toBe(false)
+  })
 })
 
 describe('an experiment without task folders', () => {
