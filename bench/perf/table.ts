@@ -10,6 +10,8 @@ export interface BenchRow {
   readonly name: string
   /** Mean time per iteration in milliseconds. */
   readonly meanMs: number
+  /** Median time per iteration (less moved than the mean by a loaded machine's stalls). */
+  readonly p50Ms: number
   readonly p99Ms: number
   readonly samples: number
 }
@@ -22,7 +24,7 @@ export function benchRows(bench: Bench): BenchRow[] {
       const error = result.state === 'errored' ? `: ${result.error.message}` : ''
       throw new Error(`benchmark "${task.name}" did not complete (${result.state}${error})`)
     }
-    return { name: task.name, meanMs: result.latency.mean, p99Ms: result.latency.p99, samples: result.latency.samplesCount }
+    return { name: task.name, meanMs: result.latency.mean, p50Ms: result.latency.p50, p99Ms: result.latency.p99, samples: result.latency.samplesCount }
   })
 }
 
@@ -37,7 +39,7 @@ export function printBenchTable(
   options: { baseline?: string; targetMs?: number } = {},
 ): void {
   const baseline = rows.find((row) => row.name === options.baseline) ?? rows[0]
-  const header = ['task', 'mean', 'p99', 'samples', `× ${baseline?.name ?? 'baseline'}`]
+  const header = ['task', 'mean', 'p50', 'p99', 'samples', `× ${baseline?.name ?? 'baseline'}`]
   if (options.targetMs !== undefined) header.push(`< ${options.targetMs} ms`)
   const table = [
     header,
@@ -45,6 +47,7 @@ export function printBenchTable(
       const cells = [
         row.name,
         formatMs(row.meanMs),
+        formatMs(row.p50Ms),
         formatMs(row.p99Ms),
         String(row.samples),
         baseline === undefined ? '—' : `${(row.meanMs / baseline.meanMs).toFixed(2)}×`,

@@ -1,20 +1,28 @@
 import { createHash } from 'node:crypto'
-import { lstat, readdir, readFile, readlink } from 'node:fs/promises'
+import { lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs'
+import { lstat, readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { HarnessFailure } from '../errors.ts'
 import type { Task } from '../tasks/task.ts'
 import { openRepository } from '../workspace/repository.ts'
 import { currentDependencyCtimes, dependencyCtimes, type PreparedDependencies } from '../workspace/dependencies.ts'
+import { RACY_MARGIN_MS, StatSeal } from '../workspace/stat-seal.ts'
 
 /**
- * Hashes before every run and before every oracle: the task folder's files
- * against the spec manifest, and the workspace's template by its content
- * (every file's git blob hash and mode) against what it was made from (the
- * fix's parent commit in the source repository, or the task's `starting/`).
- * Between the two checks every file's change time must stand still, so a file
- * changed and put back during the run is found too. Any difference stops the
- * experiment (`HarnessFailure('tampered')`, never retried) naming the file;
- * the run is not recorded.
+ * Checks before every run and before every oracle: the task folder's files
+ * are hashed against the spec manifest, and between the two checks their
+ * change times must stand still, so a file changed and put back during the
+ * run is found too. The workspace's template is checked by its content (every
+ * file's git blob hash and mode) against what it was made from (the fix's
+ * parent commit in the source repository, or the task's `starting/`) the first
+ * time a process meets it, and sealed then (`StatSeal`: every entry's inode,
+ * size, mtime and ctime, kept in this process's memory). Before every oracle
+ * the seal must not have moved: an unmoved seal proves the template held what
+ * was checked all along, this run included, so a run needs no content check
+ * before it starts. A moved seal means the content check again, and an entry
+ * written since the run began, even put back, is tampering too. Any
+ * difference stops the experiment (`HarnessFailure('tampered')`, never
+ * retried) naming the file; the run is not recorded.
  */
 
 /** One file as a tree lists it: git's mode and blob hash. */
@@ -28,22 +36,29 @@ function blobSha(bytes: Buffer | string): string {
   return createHash('sha1').update(`blob ${content.length}\0`).update(content).digest('hex')
 }
 
-/** The files below `dir` (`.git/` left out) as git would list them, and each one's change time. */
-async function treeOf(dir: string): Promise<{ entries: Map<string, Entry>; ctimes: Map<string, bigint> }> {
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
+
+/**
+ * The files below `dir` (`.git/` left out) as git would list them. Read with
+ * synchronous calls, a few hundred files between turns of the event loop:
+ * several times faster than a promise per file.
+ */
+async function treeOf(dir: string): Promise<Map<string, Entry>> {
   const entries = new Map<string, Entry>()
-  const ctimes = new Map<string, bigint>()
-  const found = await readdir(dir, { recursive: true, withFileTypes: true })
-  for (const dirent of found) {
+  const found = readdirSync(dir, { recursive: true, withFileTypes: true })
+  for (let i = 0; i < found.length; i++) {
+    if (i > 0 && i % 500 === 0) await nextTurn()
+    const dirent = found[i]!
     if (dirent.isDirectory()) continue
     const file = path.join(dirent.parentPath, dirent.name)
     const relative = path.relative(dir, file).split(path.sep).join('/')
     if (relative === '.git' || relative.startsWith('.git/')) continue
-    const info = await lstat(file, { bigint: true })
-    ctimes.set(relative, info.ctimeNs)
-    if (info.isSymbolicLink()) entries.set(relative, { mode: '120000', blob: blobSha(await readlink(file)) })
-    else entries.set(relative, { mode: (info.mode & 0o111n) !== 0n ? '100755' : '100644', blob: blobSha(await readFile(file)) })
+    const info = lstatSync(file, { throwIfNoEntry: false })
+    if (info === undefined) continue
+    if (info.isSymbolicLink()) entries.set(relative, { mode: '120000', blob: blobSha(readlinkSync(file)) })
+    else entries.set(relative, { mode: (info.mode & 0o111) !== 0 ? '100755' : '100644', blob: blobSha(readFileSync(file)) })
   }
-  return { entries, ctimes }
+  return entries
 }
 
 /** `git ls-tree -r` of a commit in its source repository (submodules left out). */
@@ -65,16 +80,28 @@ async function commitTree(repo: string, commit: string): Promise<Map<string, Ent
 
 const expectedTrees = new Map<string, Promise<Map<string, Entry>>>()
 
+/** What a task's template is made from: its repository and parent commit, or its `starting/`. */
+function expectedKey(task: Task): string {
+  return task.kind === 'git-fix' ? `${task.repo}\0${task.metadata.base}` : task.startingDir
+}
+
 /** What a task's template must hold: its parent commit's tree, or its `starting/`. Read once per process. */
 function expectedTemplate(task: Task): Promise<Map<string, Entry>> {
-  const key = task.kind === 'git-fix' ? `${task.repo}\0${task.metadata.base}` : task.startingDir
+  const key = expectedKey(task)
   let tree = expectedTrees.get(key)
   if (tree === undefined) {
-    tree = task.kind === 'git-fix' ? commitTree(task.repo, task.metadata.base) : treeOf(task.startingDir).then((tree) => tree.entries)
+    tree = task.kind === 'git-fix' ? commitTree(task.repo, task.metadata.base) : treeOf(task.startingDir)
     expectedTrees.set(key, tree)
   }
   return tree
 }
+
+/**
+ * Per process: each template whose content this process found to be what it
+ * was made from, sealed just before that check (key: the template's folder
+ * and what it is made from). Only the harness's memory holds it.
+ */
+const sealedTemplates = new Map<string, StatSeal>()
 
 function tampered(message: string): HarnessFailure {
   return new HarnessFailure('tampered', `${message}. The experiment stops; this run is not recorded. Restore the file (or, for a template, remove it: it is exported again) and find what wrote it.`, { retryable: false })
@@ -95,8 +122,10 @@ export class TaskGuard {
   readonly #task: Task
   readonly #root: string
   readonly #expected: Readonly<Record<string, string>>
+  /** When the run began (the clock file change times are stamped from). */
+  readonly #startedAtMs = Date.now()
   #fileCtimes = new Map<string, bigint>()
-  #template: { dir: string; ctimes: Map<string, bigint> } | undefined
+  #template: { dir: string; key: string; seal: StatSeal } | undefined
   #dependencies: PreparedDependencies | undefined
 
   private constructor(task: Task, root: string, expected: Readonly<Record<string, string>>) {
@@ -138,12 +167,30 @@ export class TaskGuard {
     return ctimes
   }
 
-  /** Checks the workspace's template against what it was made from (before the agent starts). */
+  /** The first difference between the template's content now and what it was made from. */
+  async #contentDifference(template: string): Promise<string | undefined> {
+    return firstDifference(await treeOf(template), await expectedTemplate(this.#task))
+  }
+
+  /**
+   * Before the agent starts: the template's content against what it was made
+   * from, unless this process already did so and sealed it, and the folder is
+   * still the one sealed (then the seal's check before the oracle covers this
+   * run from its start).
+   */
   async watchTemplate(template: string): Promise<void> {
-    const { entries, ctimes } = await treeOf(template)
-    const difference = firstDifference(entries, await expectedTemplate(this.#task))
+    const key = `${template}\0${expectedKey(this.#task)}`
+    const sealed = sealedTemplates.get(key)
+    // A template exported anew since (a new folder) is checked in full now rather than found moved before the oracle.
+    if (sealed !== undefined && !sealed.folderMoved()) {
+      this.#template = { dir: template, key, seal: sealed }
+      return
+    }
+    const seal = await StatSeal.take(template)
+    const difference = await this.#contentDifference(template)
     if (difference !== undefined) throw tampered(`${this.#task.id}: before the run, its template ${template} no longer holds what it was made from: ${difference}`)
-    this.#template = { dir: template, ctimes }
+    if (!seal.racy) sealedTemplates.set(key, seal)
+    this.#template = { dir: template, key, seal }
   }
 
   /**
@@ -179,11 +226,19 @@ export class TaskGuard {
       if (ctimes.get(file) !== ctime) throw tampered(`${this.#task.id}: ${when}, task file ${file} was written during the run (its change time moved), even if its content is back`)
     }
     if (this.#template === undefined) return
-    const { entries, ctimes: templateCtimes } = await treeOf(this.#template.dir)
-    const difference = firstDifference(entries, await expectedTemplate(this.#task))
-    if (difference !== undefined) throw tampered(`${this.#task.id}: ${when}, its template ${this.#template.dir} changed during the run: ${difference}`)
-    for (const [file, ctime] of this.#template.ctimes) {
-      if (templateCtimes.get(file) !== ctime) throw tampered(`${this.#task.id}: ${when}, template file ${file} was written during the run, even if its content is back`)
+    const { dir, key, seal } = this.#template
+    if (!seal.racy && (await seal.firstMoved()) === undefined) return
+    // Moved (or racy): the content again, and when each moved entry was written.
+    sealedTemplates.delete(key)
+    const now = await StatSeal.take(dir)
+    const difference = await this.#contentDifference(dir)
+    const since = seal.takenAtMs >= this.#startedAtMs ? 'changed during the run' : `changed since this process checked it (${new Date(seal.takenAtMs).toISOString()})`
+    if (difference !== undefined) throw tampered(`${this.#task.id}: ${when}, its template ${dir} ${since}: ${difference}`)
+    const during = seal.movedIn(now).find((entry) => entry.ctimeMs >= this.#startedAtMs - RACY_MARGIN_MS)
+    if (during !== undefined) {
+      throw tampered(`${this.#task.id}: ${when}, template entry ${during.path === '' ? '.' : during.path} was written during the run (its change time moved), even if its content is back`)
     }
+    // Changed before this run began and put back since: the content is what it was made from, and stood still during the run.
+    if (!now.racy) sealedTemplates.set(key, now)
   }
 }

@@ -25,7 +25,9 @@ import { CHARS_PER_TOKEN, estimateTokens, runPathCharacters } from './usage.ts'
  * (`tool_call_started`, the exec, `tool_call_completed`) and `step_completed`;
  * finishing writes the final text and `turn_ended` with the run's tokens, and
  * closes the stream. The front door (API-key exchange, model list, and the
- * account settings the SDK reads before a run) is answered too.
+ * account settings the SDK reads before a run) is answered too. Injected
+ * faults hit the model calls: the key exchange (which the SDK repeats before
+ * most calls), the model list and RunSSE.
  */
 
 /** The Cursor model ids the scripted backend lists (the SDK refuses a model its backend does not list), unless the server was given one. */

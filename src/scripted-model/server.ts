@@ -46,7 +46,7 @@ export interface HandlerContext {
   nextId(prefix: string): string
 }
 
-/** A protocol the server speaks (Anthropic Messages, OpenAI Responses, Gemini). */
+/** A protocol the server speaks (Anthropic Messages, OpenAI Responses, Gemini, Cursor's agent backend). */
 export interface ProtocolHandler {
   /** Short name, recorded in the request log (`anthropic`). */
   readonly name: string

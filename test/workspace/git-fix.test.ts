@@ -1,13 +1,15 @@
-import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { lstat, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { execa } from 'execa'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { loadTaskSet } from '../../src/tasks/load.ts'
 import type { GitFixTask } from '../../src/tasks/task.ts'
 import { createGitFixWorkspace } from '../../src/workspace/git-fix.ts'
 import { harnessGit } from '../../src/workspace/git.ts'
 import { openRepository, type OpenRepository } from '../../src/workspace/repository.ts'
 import { gitIn } from '../helpers/in-workspace.ts'
+import { RACY_MARGIN_MS } from '../../src/workspace/stat-seal.ts'
 import { templatePath } from '../../src/workspace/template.ts'
 
 // Workspaces for the bundled demo tasks (the ledgerline sample, a real git bundle), with the template cache in a
@@ -124,5 +126,45 @@ describe('a modified template', () => {
     expect(await readFile(path.join(second.dir, 'src/moneyfmt.js'), 'utf8')).toBe(pristine)
     await expect(stat(path.join(second.dir, 'left-behind.txt'))).rejects.toThrow()
     await second.dispose()
+  })
+
+  it('is noticed by its change time once sealed, even rewritten with its size and mtime put back, and exported again', async () => {
+    const task = tasks[5]!
+    await (await createGitFixWorkspace(task, root)).dispose()
+    // Older than the racy margin, then checked once more: this process now holds the template's seal.
+    await new Promise((resolve) => setTimeout(resolve, RACY_MARGIN_MS + 100))
+    await (await createGitFixWorkspace(task, root)).dispose()
+    const template = await templatePath(task.repo, task.metadata.base)
+    const file = path.join(template, 'src/moneyfmt.js')
+    const pristine = await readFile(file, 'utf8')
+    const before = await lstat(file, { bigint: true })
+    const tampered = pristine.replace(/[a-z]/, (letter) => (letter === 'x' ? 'y' : 'x'))
+    expect(tampered).not.toBe(pristine)
+    await writeFile(file, tampered)
+    await execa('touch', ['-m', '-d', `@${before.mtimeNs / 1_000_000_000n}.${String(before.mtimeNs % 1_000_000_000n).padStart(9, '0')}`, file])
+    const after = await lstat(file, { bigint: true })
+    expect([after.size, after.mtimeNs]).toEqual([before.size, before.mtimeNs])
+    const third = await createGitFixWorkspace(task, root)
+    expect(await readFile(path.join(third.dir, 'src/moneyfmt.js'), 'utf8')).toBe(pristine)
+    await third.dispose()
+  })
+
+  it('once sealed and then removed, is exported again without trying to mount the missing folder', async () => {
+    const task = tasks[6]!
+    await (await createGitFixWorkspace(task, root)).dispose()
+    await new Promise((resolve) => setTimeout(resolve, RACY_MARGIN_MS + 100))
+    await (await createGitFixWorkspace(task, root)).dispose()
+    const template = await templatePath(task.repo, task.metadata.base)
+    await rm(template, { recursive: true, force: true })
+    const written: string[] = []
+    const spy = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => written.push(String(chunk)) > 0)
+    try {
+      const again = await createGitFixWorkspace(task, root)
+      expect((await gitIn(again, ['rev-list', '--count', 'HEAD'])).trim()).toBe('1')
+      await again.dispose()
+    } finally {
+      spy.mockRestore()
+    }
+    expect(written.join('')).not.toMatch(/overlay/)
   })
 })

@@ -11,7 +11,7 @@ import { pricedAgentVersion } from '../pricing/version.ts'
 import { packageClosure } from '../../sandbox/index.ts'
 import { resolveAgentPackage } from '../packages.ts'
 import { runAgentProcess } from '../process.ts'
-import { loopbackPorts } from '../scripted-run.ts'
+import { loopbackPorts, SCRIPTED_MODEL_KEY } from '../scripted-run.ts'
 import type { AgentContext, AgentRunRequest, AgentRunResult } from '../types.ts'
 import { classifyCursorSession, CURSOR_MIN_NODE, nodeTooOld } from './classify.ts'
 import { CursorOptionsSchema, type CursorOptions } from './options.ts'
@@ -52,10 +52,10 @@ export function cursorSdkVersion(): string {
  *
  * Spec: `agent.model` is required (Cursor's model id; when the price table
  * names it differently set `options.priceModel`). Options: see
- * `CursorOptionsSchema`. With `options.backendUrl` pointing at the scripted
- * model server, which speaks Cursor's agent backend
- * (`src/scripted-model/cursor.ts`), a whole session runs with no account and
- * no network: the model is scripted, the SDK's tools are real.
+ * `CursorOptionsSchema`. With `options.scriptedModel` (or `backendUrl` at a
+ * scripted model server) the server speaks Cursor's agent backend
+ * (`src/scripted-model/cursor.ts`) and a whole session runs with no account
+ * and no network: the model is scripted, the SDK's tools are real.
  */
 export class CursorAgent extends CliAgent<CursorOptions, { readonly nodeVersion: string }> {
   readonly kind = 'cursor'
@@ -99,14 +99,19 @@ export class CursorAgent extends CliAgent<CursorOptions, { readonly nodeVersion:
     return this.readVersion()
   }
 
-  /** The runner gets the session on stdin; the SDK's local store goes to a scratch folder, removed after the run. */
-  protected async launch(request: AgentRunRequest): Promise<CliLaunch<{ readonly nodeVersion: string }>> {
-    const key = request.env[this.options.apiKeyEnv]
+  /**
+   * The runner gets the session on stdin; the SDK's local store goes to a
+   * scratch folder, removed after the run. With the scripted model its URL is
+   * the backend and its key the API key (unless the run's environment has one).
+   */
+  protected async launch(request: AgentRunRequest, scriptedUrl: string | undefined): Promise<CliLaunch<{ readonly nodeVersion: string }>> {
+    const backendUrl = scriptedUrl ?? this.options.backendUrl
+    const key = request.env[this.options.apiKeyEnv] ?? (scriptedUrl === undefined ? undefined : SCRIPTED_MODEL_KEY)
     if (key === undefined || key === '') {
       throw new HarnessFailure('auth', `cursor: ${this.options.apiKeyEnv} is not set in the run's environment (pass it with the experiment's env.pass): no Cursor API key`)
     }
     const env: Record<string, string> = { ...request.env, CURSOR_API_KEY: key }
-    if (this.options.backendUrl !== undefined) env.CURSOR_BACKEND_URL = this.options.backendUrl
+    if (backendUrl !== undefined) env.CURSOR_BACKEND_URL = backendUrl
     const nodeVersion = await this.#nodeVersion(request.env)
     const storeDir = await mkdtemp(path.join(request.sandbox === undefined ? os.tmpdir() : (env.HOME ?? os.tmpdir()), 'cursor-store-'))
     return {
@@ -114,7 +119,7 @@ export class CursorAgent extends CliAgent<CursorOptions, { readonly nodeVersion:
       env,
       input: JSON.stringify({ prompt: request.prompt, model: this.#model, cwd: request.workspace, settingSources: this.options.settingSources, storeDir }),
       killGraceMs: this.options.killGraceSeconds * 1000,
-      loopbackPorts: loopbackPorts(this.options.backendUrl),
+      loopbackPorts: loopbackPorts(backendUrl),
       ...(request.sandbox === undefined ? {} : { readOnly: packageClosure(cursorSdk().dir) }),
       context: { nodeVersion },
       cleanup: () => rm(storeDir, { recursive: true, force: true }),

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { ScriptedModelOptionSchema } from '../scripted-run.ts'
 
 /** The `cursor` agent's `options` (an experiment's `agent.options`). */
 export const CursorOptionsSchema = z.strictObject({
@@ -16,5 +17,13 @@ export const CursorOptionsSchema = z.strictObject({
   priceProvider: z.string().min(1).optional(),
   /** Seconds between SIGTERM and SIGKILL when the run's process group is killed (default 2). */
   killGraceSeconds: z.number().nonnegative().default(2),
+  /**
+   * Run against the project's scripted model server instead of Cursor's
+   * backend (`true` or its options, see `src/scripted-model/README.md`): the
+   * server speaks Cursor's agent backend, the SDK's tools are real, no key is
+   * needed. The server lists `gpt-5`, `claude-sonnet-4-5` and `composer-1`
+   * (the SDK refuses a model its backend does not list).
+   */
+  scriptedModel: ScriptedModelOptionSchema,
 })
 export type CursorOptions = z.infer<typeof CursorOptionsSchema>

@@ -9,7 +9,7 @@ import { startScriptedModel, type ScriptedModelServer } from '../../../src/scrip
 import type { FaultRuleInput } from '../../../src/scripted-model/faults.ts'
 import { SpecError } from '../../../src/errors.ts'
 import { AgentSpecSchema } from '../../../src/experiment/schema.ts'
-import { GREET_AFTER, GREET_TASK, makeRunFolders, processesOf, runRequest, type RunFolders } from '../../helpers/scripted-session.ts'
+import { GREET_AFTER, GREET_TASK, makeRunFolders, processesOf, runRequest, taskWithSolution, type RunFolders } from '../../helpers/scripted-session.ts'
 import { failureOf } from '../../helpers/harness-failure.ts'
 
 // The real @cursor/sdk 1.0.31 (pinned: 1.0.32 names platform packages the registry does not have, which breaks `npm ci`), in the adapter's runner process, against the scripted model server on 127.0.0.1
@@ -137,6 +137,19 @@ describe('cursor through the real SDK, against 127.0.0.1', () => {
   )
 
   it.skipIf(tooOld)(
+    `on Node >= 22.23 with options.scriptedModel: the run gets its own scripted backend, which learns the task's fix; no key needed${skipNote}`,
+    async () => {
+      const request = runRequest(folders, { task: await taskWithSolution(folders), timeoutMs: 90_000 })
+      const result = await new CursorAgent(AgentSpecSchema.parse({ kind: 'cursor', model: MODEL, options: { scriptedModel: { wrongEditRate: 0 }, killGraceSeconds: 0.5 } })).run(request)
+      expect(result.stop).toBe('completed')
+      expect(await readFile(`${folders.workspace}/src/greet.js`, 'utf8')).toBe(GREET_AFTER)
+      expect(result.tokens?.output).toBeGreaterThan(0)
+      expect(processesOf(folders.root)).toEqual([])
+    },
+    120_000,
+  )
+
+  it.skipIf(tooOld)(
     `on Node >= 22.23 a backend without Cursor's agent loop (RunSSE answered 404) ends the run in the SDK's own error, the harness unharmed${skipNote}`,
     async () => {
       const noAgentLoop: ProtocolHandler = {
@@ -162,6 +175,11 @@ describe('cursor through the real SDK, against 127.0.0.1', () => {
 })
 
 describe('the cursor spec', () => {
+  it('takes options.scriptedModel like the other CLIs (true: the defaults)', () => {
+    expect(agent('http://127.0.0.1:9', { scriptedModel: true }).options.scriptedModel).toMatchObject({ faults: [] })
+    expect(agent('http://127.0.0.1:9').options.scriptedModel).toBeUndefined()
+  })
+
   it('refuses, before any run, a Node older than the SDK needs', async () => {
     const version = agent('http://127.0.0.1:9').version({ PATH: process.env.PATH ?? '' })
     if (nodeTooOld(process.versions.node)) await expect(version).rejects.toThrow(SpecError)

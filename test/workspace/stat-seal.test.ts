@@ -1,0 +1,115 @@
+import { chmod, lstat, mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { execa } from 'execa'
+import { afterEach, beforeEach, describe, expect, test } from 'vitest'
+import { RACY_MARGIN_MS, StatSeal } from '../../src/workspace/stat-seal.ts'
+
+// A real folder on the system temp folder's file system; its files are made more than the racy margin before the
+// seal is taken (the seal does not trust an entry written a moment ago).
+
+let dir: string
+
+async function oldFolder(): Promise<string> {
+  const folder = await mkdtemp(path.join(os.tmpdir(), 'stat-seal-'))
+  await mkdir(path.join(folder, 'src', 'deep'), { recursive: true })
+  await mkdir(path.join(folder, '.git'))
+  await writeFile(path.join(folder, 'src', 'a.js'), 'export const a = 1\n')
+  await writeFile(path.join(folder, 'src', 'deep', 'b.js'), 'export const b = 2\n')
+  await writeFile(path.join(folder, '.git', 'HEAD'), 'ref: refs/heads/main\n')
+  await new Promise((resolve) => setTimeout(resolve, RACY_MARGIN_MS + 100))
+  return folder
+}
+
+/** `touch -d` wants a time as `@seconds.nanoseconds`. */
+function touchTime(ns: bigint): string {
+  return `@${ns / 1_000_000_000n}.${String(ns % 1_000_000_000n).padStart(9, '0')}`
+}
+
+/** Writes `content` (of the same size) over `file` and puts its mtime back to the nanosecond, as a careful tamperer would. */
+async function rewriteKeepingTimes(file: string, content: string): Promise<void> {
+  const before = await lstat(file, { bigint: true })
+  expect(BigInt(Buffer.byteLength(content))).toBe(before.size)
+  await writeFile(file, content)
+  await execa('touch', ['-m', '-d', touchTime(before.mtimeNs), file])
+  const after = await lstat(file, { bigint: true })
+  expect([after.size, after.mtimeNs]).toEqual([before.size, before.mtimeNs])
+  expect(after.ctimeNs).not.toBe(before.ctimeNs)
+}
+
+beforeEach(async () => {
+  dir = await oldFolder()
+})
+
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true })
+})
+
+describe('a folder seal', () => {
+  test('covers every entry, folders, .git and the folder itself included, and finds nothing moved when nothing was written', async () => {
+    const seal = await StatSeal.take(dir)
+    expect(seal.size).toBe(7)
+    expect(seal.racy).toBe(false)
+    expect(await seal.firstMoved()).toBeUndefined()
+  })
+
+  test('finds a file rewritten with its size and mtime put back (its change time moved)', async () => {
+    const seal = await StatSeal.take(dir)
+    await rewriteKeepingTimes(path.join(dir, 'src', 'deep', 'b.js'), 'export const b = 3\n')
+    expect(await seal.firstMoved()).toBe('src/deep/b.js')
+  })
+
+  test('finds a file added, by its folder', async () => {
+    const seal = await StatSeal.take(dir)
+    await writeFile(path.join(dir, 'src', 'deep', 'c.js'), 'new\n')
+    expect(await seal.firstMoved()).toBe('src/deep')
+  })
+
+  test('finds a file removed', async () => {
+    const seal = await StatSeal.take(dir)
+    await rm(path.join(dir, 'src', 'a.js'))
+    expect(await seal.firstMoved()).toBe('src')
+  })
+
+  test('finds a file replaced by another with the same bytes and times (a new inode)', async () => {
+    const file = path.join(dir, 'src', 'a.js')
+    const before = await lstat(file, { bigint: true })
+    const seal = await StatSeal.take(dir)
+    await writeFile(`${file}.new`, 'export const a = 1\n')
+    await execa('touch', ['-m', '-d', touchTime(before.mtimeNs), `${file}.new`])
+    await rename(`${file}.new`, file)
+    expect(await seal.firstMoved()).toBe('src')
+    expect((await lstat(file)).ino).not.toBe(before.ino)
+  })
+
+  test('finds a mode change, and a write inside .git', async () => {
+    const seal = await StatSeal.take(dir)
+    await chmod(path.join(dir, 'src', 'a.js'), 0o755)
+    expect(await seal.firstMoved()).toBe('src/a.js')
+    const other = await StatSeal.take(dir)
+    await rewriteKeepingTimes(path.join(dir, '.git', 'HEAD'), 'ref: refs/heads/evil\n')
+    expect(await other.firstMoved()).toBe('.git/HEAD')
+  })
+
+  test('finds the whole folder replaced', async () => {
+    const seal = await StatSeal.take(dir)
+    await rename(dir, `${dir}.old`)
+    await mkdir(dir)
+    await rm(`${dir}.old`, { recursive: true, force: true })
+    expect(await seal.firstMoved()).toBe('')
+  })
+
+  test('taken right after a write is racy (its ctime is too close to prove anything later)', async () => {
+    await writeFile(path.join(dir, 'src', 'a.js'), 'export const a = 4\n')
+    expect((await StatSeal.take(dir)).racy).toBe(true)
+  })
+
+  test('lists what a later seal holds that is new or moved, with its change time', async () => {
+    const seal = await StatSeal.take(dir)
+    await writeFile(path.join(dir, 'src', 'new.js'), 'new\n')
+    const later = await StatSeal.take(dir)
+    const moved = seal.movedIn(later)
+    expect(moved.map((entry) => entry.path).sort()).toEqual(['src', 'src/new.js'])
+    expect(moved.find((entry) => entry.path === 'src/new.js')!.ctimeMs).toBe((await lstat(path.join(dir, 'src', 'new.js'))).ctimeMs)
+  })
+})
