@@ -191,15 +191,40 @@ export async function prepareDependencies(recipe: DependencyRecipe, sourceDir: s
   const prepared: PreparedDependencies = { folder: path.join(final, 'project', recipe.mount), mount: recipe.mount, key, inputs }
   const memo = verified.get(final)
   if (memo !== undefined && (await memo) !== null) return prepared
-  if (existsSync(path.join(final, 'manifest.json'))) {
+  // Several processes (Vitest's workers, harvest's) may meet the same folder at once: one that finds it broken
+  // replaces it only if it is still the folder it checked, and one whose own or another's fresh folder was replaced
+  // under it looks again, so no process ever discards a folder it did not check.
+  for (let attempt = 1; ; attempt++) {
+    const checked = await folderIdentity(final)
+    if (checked !== null && existsSync(path.join(final, 'manifest.json'))) {
+      const check = verifiedCtimes(cacheRoot, key, recipe.mount).catch(() => null)
+      verified.set(final, check)
+      if ((await check) !== null) return prepared
+      if (attempt < 3 && (await folderIdentity(final)) !== checked) continue
+      process.stderr.write(`task-outcome: the prepared ${recipe.mount} ${final} no longer matches its manifest; preparing it again\n`)
+      await discard(final, cacheRoot)
+    }
+    await publishPrepared(recipe, bytes, inputs, final, options)
+    const made = await folderIdentity(final)
     const check = verifiedCtimes(cacheRoot, key, recipe.mount).catch(() => null)
     verified.set(final, check)
     if ((await check) !== null) return prepared
-    process.stderr.write(`task-outcome: the prepared ${recipe.mount} ${final} no longer matches its manifest; preparing it again\n`)
-    await discard(final, cacheRoot)
+    if (attempt < 3 && (await folderIdentity(final)) !== made) continue
+    throw new HarnessFailure('setup', `${options.where}: the prepared ${recipe.mount} ${final} does not match the manifest just written`, { retryable: false })
   }
+}
+
+/** A folder's device and inode ("dev:ino"), which a replacement (a rename over it) changes; null when absent. */
+async function folderIdentity(dir: string): Promise<string | null> {
+  const info = await lstat(dir, { bigint: true }).catch(() => null)
+  return info === null ? null : `${info.dev}:${info.ino}`
+}
+
+/** Builds the folder in a private place and publishes it at `final` with one rename (another process's, if first, is kept). */
+async function publishPrepared(recipe: DependencyRecipe, bytes: ReadonlyMap<string, Buffer>, inputs: Readonly<Record<string, string>>, final: string, options: PrepareOptions): Promise<void> {
+  const cacheRoot = root(options)
   await mkdir(cacheRoot, { recursive: true })
-  const building = await mkdtemp(path.join(cacheRoot, `.building-${key}-`))
+  const building = await mkdtemp(path.join(cacheRoot, `.building-${path.basename(final)}-`))
   try {
     for (const [file, content] of bytes) {
       await mkdir(path.dirname(path.join(building, 'project', file)), { recursive: true })
@@ -222,9 +247,6 @@ export async function prepareDependencies(recipe: DependencyRecipe, sourceDir: s
     await rm(building, { recursive: true, force: true })
     throw error
   }
-  verified.set(final, verifiedCtimes(cacheRoot, key, recipe.mount).catch(() => null))
-  if ((await verified.get(final)) === null) throw new HarnessFailure('setup', `${options.where}: the prepared ${recipe.mount} ${final} does not match the manifest just written`, { retryable: false })
-  return prepared
 }
 
 /** The prepared folder's change times as last verified (for `TaskGuard`). */

@@ -201,7 +201,8 @@ describe('a Vitest-based repository, harvested with the README example', () => {
       tasks: { include: [folder] },
       output: path.join(fixture.root, 'tamper-out'),
     })
-    const result = await fixture.vitest()
+    // Its own cache: the folder this agent writes to must not be the one later runs of the suite (or CI's second pass) meet.
+    const result = await fixture.vitest([], { env: { TASK_OUTCOME_TEMPLATES: path.join(fixture.root, 'tamper-templates') } })
     expect(result.exitCode).not.toBe(0)
     expect(result.all).toMatch(/tampered/)
     expect(result.all).toMatch(/before the oracle, its prepared node_modules \S+ had vitest\/vitest\.mjs written since it was checked against its manifest/)

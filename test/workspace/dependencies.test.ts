@@ -76,6 +76,24 @@ describe('prepared dependency folders', () => {
   })
 })
 
+describe('prepared dependencies met by several processes at once', () => {
+  it('a broken folder found by six processes together is made again once, and every one of them gets the good folder', async () => {
+    const root = path.join(scratch, 'cache-6')
+    const made = await prepareDependencies(RECIPE, source, { where: 'test', root })
+    await writeFile(path.join(made.folder, 'fake-runner', 'cli.js'), 'process.exit(0)\n')
+    const script = path.join(scratch, 'together.mts')
+    const module = path.resolve(import.meta.dirname, '../../src/workspace/dependencies.ts')
+    await writeFile(script, `import { prepareDependencies } from ${JSON.stringify(module)}\nconst p = await prepareDependencies(${JSON.stringify(RECIPE)}, ${JSON.stringify(source)}, { where: 'test', root: ${JSON.stringify(root)} })\nconsole.log(p.folder)\n`)
+    const tsx = path.resolve(import.meta.dirname, '../../node_modules/.bin/tsx')
+    const results = await Promise.all(Array.from({ length: 6 }, () => execa(tsx, [script], { reject: false, all: true })))
+    for (const result of results) {
+      expect(result.exitCode, result.all).toBe(0)
+      expect(result.stdout.trim()).toBe(made.folder)
+    }
+    expect(await readFile(path.join(made.folder, 'fake-runner', 'cli.js'), 'utf8')).toBe('console.log(1)\n')
+  }, 120_000)
+})
+
 describe('the toolchain in metadata.json', () => {
   const base = {
     id: '001', slug: 'x', kind: 'git-fix', repo: '../../repo', base: 'a'.repeat(40), fix: 'b'.repeat(40), gold_files: ['src/a.js'], test_files: ['test/a.test.js'],
