@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto'
+import { createHash } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import { lstat, mkdir, mkdtemp, readdir, readFile, readlink, realpath, rename, rm, symlink, writeFile } from 'node:fs/promises'
 import os from 'node:os'
@@ -8,6 +8,7 @@ import { HarnessFailure } from '../errors.ts'
 import { isolatedCommandLine, probeSandbox, SANDBOX_HOST_PATH, toolchainMounts } from '../sandbox/index.ts'
 import type { Task } from '../tasks/task.ts'
 import { parentTemplate, templateRoot } from './template.ts'
+import { discardPublished } from './discard.ts'
 
 /**
  * Prepared dependency folders: what a task's tests need beyond the repository
@@ -113,16 +114,6 @@ async function verifiedCtimes(root: string, key: string, mount: string): Promise
   return JSON.stringify(files) === JSON.stringify(manifest.files) ? ctimes : null
 }
 
-async function discard(dir: string, root: string): Promise<void> {
-  const doomed = path.join(root, `.removing-${randomUUID()}`)
-  try {
-    await rename(dir, doomed)
-  } catch {
-    return
-  }
-  await rm(doomed, { recursive: true, force: true })
-}
-
 /** Runs the prepare command in `project` (sandboxed: no network, npm's cache read-only). */
 async function runPrepare(recipe: DependencyRecipe, building: string, options: PrepareOptions): Promise<void> {
   const project = path.join(building, 'project')
@@ -202,7 +193,7 @@ export async function prepareDependencies(recipe: DependencyRecipe, sourceDir: s
       if ((await check) !== null) return prepared
       if (attempt < 3 && (await folderIdentity(final)) !== checked) continue
       process.stderr.write(`task-outcome: the prepared ${recipe.mount} ${final} no longer matches its manifest; preparing it again\n`)
-      await discard(final, cacheRoot)
+      await discardPublished(final, cacheRoot)
     }
     await publishPrepared(recipe, bytes, inputs, final, options)
     const made = await folderIdentity(final)

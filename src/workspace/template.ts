@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto'
+import { createHash } from 'node:crypto'
 import { cp, lstat, mkdir, mkdtemp, readdir, readFile, readlink, realpath, rename, rm, stat } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
@@ -6,6 +6,7 @@ import { execa } from 'execa'
 import { commitAll, harnessGit } from './git.ts'
 import { StatSeal } from './stat-seal.ts'
 import { checkoutTree, openRepository, resolveCommit, type OpenRepository } from './repository.ts'
+import { discardPublished } from './discard.ts'
 
 /**
  * Templates: each (repository, parent commit) is exported once into a
@@ -59,17 +60,6 @@ async function templateChanges(dir: string): Promise<string> {
     .raw(['--no-optional-locks', 'status', '--porcelain', '--untracked-files=all', '--ignored=matching'])
     .catch((error: unknown) => `unreadable: ${(error as Error).message.trim()}`)
   return status.trim()
-}
-
-/** Removes a published template: renamed first, so a concurrent reader never sees it half removed. */
-async function discard(final: string, root: string): Promise<void> {
-  const doomed = path.join(root, `.removing-${randomUUID()}`)
-  try {
-    await rename(final, doomed)
-  } catch {
-    return
-  }
-  await rm(doomed, { recursive: true, force: true })
 }
 
 /** Options of `parentTemplate`. */
@@ -140,7 +130,7 @@ export async function parentTemplate(repo: string, base: string, options: Templa
     // Something wrote into the template (an agent that climbed out of its workspace?): every later run would
     // start from, and be judged on, a modified parent. Set it aside and export it again.
     process.stderr.write(`task-outcome: the template of ${repo} at ${base.slice(0, 12)} was modified (${changes.split('\n').slice(0, 3).join('; ')}); exporting it again\n`)
-    await discard(final, root)
+    await discardPublished(final, root)
   }
   await mkdir(root, { recursive: true })
   const building = await mkdtemp(path.join(root, `.building-${path.basename(final)}-`))
@@ -179,7 +169,7 @@ export async function copyTemplate(template: string, dest: string): Promise<void
 
 /** Removes a template (tests and benchmarks clean up after themselves). */
 export async function removeTemplate(repo: string, base: string, root: string = templateRoot()): Promise<void> {
-  await discard(await templatePath(repo, base, root), root)
+  await discardPublished(await templatePath(repo, base, root), root)
 }
 
 /** The cache key of a folder task's `starting/`: every file's path, mode and bytes. */

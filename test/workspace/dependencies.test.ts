@@ -66,26 +66,27 @@ describe('prepared dependency folders', () => {
     const made = await prepareDependencies(RECIPE, source, { where: 'test', root })
     // Written behind the harness's back; the next process checks the folder before its first use.
     await writeFile(path.join(made.folder, 'fake-runner', 'cli.js'), 'process.exit(0)\n')
-    const script = path.join(scratch, 'again.mts')
-    const module = path.resolve(import.meta.dirname, '../../src/workspace/dependencies.ts')
-    await writeFile(script, `import { prepareDependencies } from ${JSON.stringify(module)}\nconst p = await prepareDependencies(${JSON.stringify(RECIPE)}, ${JSON.stringify(source)}, { where: 'test', root: ${JSON.stringify(root)} })\nconsole.log(p.folder)\n`)
-    const result = await execa(path.resolve(import.meta.dirname, '../../node_modules/.bin/tsx'), [script], { reject: false, all: true })
+    const result = await prepareInAnotherProcess(root)
     expect(result.stdout.trim(), result.all).toBe(made.folder)
     expect(result.stderr).toContain(`the prepared node_modules ${path.join(root, made.key)} no longer matches its manifest; preparing it again`)
     expect(await readFile(path.join(made.folder, 'fake-runner', 'cli.js'), 'utf8')).toBe('console.log(1)\n')
   })
 })
 
+/** Prepares RECIPE's folder under `root` in a process of its own (as another Vitest worker would); it prints the folder. */
+async function prepareInAnotherProcess(root: string) {
+  const script = path.join(scratch, `prepare-${path.basename(root)}.mts`)
+  const module = path.resolve(import.meta.dirname, '../../src/workspace/dependencies.ts')
+  await writeFile(script, `import { prepareDependencies } from ${JSON.stringify(module)}\nconst p = await prepareDependencies(${JSON.stringify(RECIPE)}, ${JSON.stringify(source)}, { where: 'test', root: ${JSON.stringify(root)} })\nconsole.log(p.folder)\n`)
+  return execa(path.resolve(import.meta.dirname, '../../node_modules/.bin/tsx'), [script], { reject: false, all: true })
+}
+
 describe('prepared dependencies met by several processes at once', () => {
   it('a broken folder found by six processes together is made again once, and every one of them gets the good folder', async () => {
     const root = path.join(scratch, 'cache-6')
     const made = await prepareDependencies(RECIPE, source, { where: 'test', root })
     await writeFile(path.join(made.folder, 'fake-runner', 'cli.js'), 'process.exit(0)\n')
-    const script = path.join(scratch, 'together.mts')
-    const module = path.resolve(import.meta.dirname, '../../src/workspace/dependencies.ts')
-    await writeFile(script, `import { prepareDependencies } from ${JSON.stringify(module)}\nconst p = await prepareDependencies(${JSON.stringify(RECIPE)}, ${JSON.stringify(source)}, { where: 'test', root: ${JSON.stringify(root)} })\nconsole.log(p.folder)\n`)
-    const tsx = path.resolve(import.meta.dirname, '../../node_modules/.bin/tsx')
-    const results = await Promise.all(Array.from({ length: 6 }, () => execa(tsx, [script], { reject: false, all: true })))
+    const results = await Promise.all(Array.from({ length: 6 }, () => prepareInAnotherProcess(root)))
     for (const result of results) {
       expect(result.exitCode, result.all).toBe(0)
       expect(result.stdout.trim()).toBe(made.folder)

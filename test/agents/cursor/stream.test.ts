@@ -1,18 +1,16 @@
-import { readFileSync } from 'node:fs'
-import path from 'node:path'
 import { InteractionUpdateSchema } from '@cursor/sdk'
 import { describe, expect, it } from 'vitest'
 import { classifyCursorSession, nodeTooOld, type CursorExit } from '../../../src/agents/cursor/classify.ts'
 import { readCursorStream } from '../../../src/agents/cursor/stream.ts'
-import { HarnessFailure } from '../../../src/errors.ts'
+import { capturedOutput } from '../../helpers/captured-output.ts'
+import { failureOfCall as failureOf } from '../../helpers/harness-failure.ts'
 
 // Parser fixtures. cursor-sdk-nokey.jsonl and cursor-sdk-fakekey.jsonl are what the real
 // @cursor/sdk 1.0.32 did, copied verbatim from ../shared/reference/agent-output/.
 // synthetic-cursor-session.jsonl is NOT a capture: no successful Cursor session can run here
 // (see cursor.test.ts for why), so it was written by hand in the runner's format, and every
 // update in it is checked below against the SDK's own schema (InteractionUpdateSchema).
-const fixture = (name: string) => readFileSync(path.join(import.meta.dirname, 'fixtures', name), 'utf8')
-const lines = (name: string) => fixture(name).split('\n')
+const { fixture, lines } = capturedOutput(import.meta.dirname)
 const exited = (exitCode: number | null, extra: Partial<CursorExit> = {}): CursorExit => ({
   exitCode,
   signal: null,
@@ -22,16 +20,6 @@ const exited = (exitCode: number | null, extra: Partial<CursorExit> = {}): Curso
   nodeVersion: '22.23.5',
   ...extra,
 })
-
-function failureOf(run: () => unknown): HarnessFailure {
-  try {
-    run()
-  } catch (error) {
-    if (error instanceof HarnessFailure) return error
-    throw error
-  }
-  throw new Error('expected a HarnessFailure')
-}
 
 describe('captured Cursor SDK failures', () => {
   it('cursor-sdk-nokey.jsonl: the unhandled rejection is read as the failure, though wait() only said "error"', () => {
