@@ -136,6 +136,20 @@ describe('a Vitest-based repository, harvested with the README example', () => {
     }
   }, 600_000)
 
+  /** Two arms of one `command` agent over one task folder, one seed each, recorded in `out`. */
+  async function writeCommandExperiment(bin: string, folder: string, out: string, extra: Record<string, unknown> = {}): Promise<void> {
+    await fixture.writeExperiment({
+      name: 'fixture',
+      agent: { kind: 'command', bin },
+      arms: { baseline: {}, again: {} },
+      control: 'baseline',
+      seeds: 1,
+      ...extra,
+      tasks: { include: [folder] },
+      output: path.join(fixture.root, out),
+    })
+  }
+
   it('a command agent cannot replace the mounted Vitest: its writes are refused and the oracle judges with the real runner', async () => {
     const [folder] = await taskFolders()
     const metadata = GitFixMetadataSchema.parse(JSON.parse(await readFile(path.join(fixture.setDir, folder!, 'metadata.json'), 'utf8')))
@@ -154,15 +168,7 @@ describe('a Vitest-based repository, harvested with the README example', () => {
         'echo \'{"status":"completed","costUsd":0.01}\'',
       ].join('\n'),
     )
-    await fixture.writeExperiment({
-      name: 'fixture',
-      agent: { kind: 'command', bin: './hostile.sh' },
-      arms: { baseline: {}, again: {} },
-      control: 'baseline',
-      seeds: 1,
-      tasks: { include: [folder] },
-      output: path.join(fixture.root, 'hostile-out'),
-    })
+    await writeCommandExperiment('./hostile.sh', folder!, 'hostile-out')
     const result = await fixture.vitest()
     const runs = (await readFile(path.join(fixture.root, 'hostile-out', 'runs.jsonl'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>)
     expect(runs, result.all).toHaveLength(2)
@@ -191,16 +197,7 @@ describe('a Vitest-based repository, harvested with the README example', () => {
   it('without a sandbox, an agent that writes into the prepared folder through the link stops the experiment before the oracle', async () => {
     const [folder] = await taskFolders()
     await fixture.writeScript('tamper.sh', ['echo "process.exit(0)" >> node_modules/vitest/vitest.mjs', 'echo \'{"status":"completed","costUsd":0.01}\''].join('\n'))
-    await fixture.writeExperiment({
-      name: 'fixture',
-      agent: { kind: 'command', bin: './tamper.sh' },
-      arms: { baseline: {}, again: {} },
-      control: 'baseline',
-      seeds: 1,
-      sandbox: 'none',
-      tasks: { include: [folder] },
-      output: path.join(fixture.root, 'tamper-out'),
-    })
+    await writeCommandExperiment('./tamper.sh', folder!, 'tamper-out', { sandbox: 'none' })
     // Its own cache: the folder this agent writes to must not be the one later runs of the suite (or CI's second pass) meet.
     const result = await fixture.vitest([], { env: { TASK_OUTCOME_TEMPLATES: path.join(fixture.root, 'tamper-templates') } })
     expect(result.exitCode).not.toBe(0)

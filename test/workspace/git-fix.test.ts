@@ -128,13 +128,17 @@ describe('a modified template', () => {
     await second.dispose()
   })
 
-  it('is noticed by its change time once sealed, even rewritten with its size and mtime put back, and exported again', async () => {
-    const task = tasks[5]!
+  /** The task's template once this process holds its seal: made, older than the racy margin, then checked once more. */
+  async function sealedTemplate(task: (typeof tasks)[number]): Promise<string> {
     await (await createGitFixWorkspace(task, root)).dispose()
-    // Older than the racy margin, then checked once more: this process now holds the template's seal.
     await new Promise((resolve) => setTimeout(resolve, RACY_MARGIN_MS + 100))
     await (await createGitFixWorkspace(task, root)).dispose()
-    const template = await templatePath(task.repo, task.metadata.base)
+    return templatePath(task.repo, task.metadata.base)
+  }
+
+  it('is noticed by its change time once sealed, even rewritten with its size and mtime put back, and exported again', async () => {
+    const task = tasks[5]!
+    const template = await sealedTemplate(task)
     const file = path.join(template, 'src/moneyfmt.js')
     const pristine = await readFile(file, 'utf8')
     const before = await lstat(file, { bigint: true })
@@ -151,10 +155,7 @@ describe('a modified template', () => {
 
   it('once sealed and then removed, is exported again without trying to mount the missing folder', async () => {
     const task = tasks[6]!
-    await (await createGitFixWorkspace(task, root)).dispose()
-    await new Promise((resolve) => setTimeout(resolve, RACY_MARGIN_MS + 100))
-    await (await createGitFixWorkspace(task, root)).dispose()
-    const template = await templatePath(task.repo, task.metadata.base)
+    const template = await sealedTemplate(task)
     await rm(template, { recursive: true, force: true })
     const written: string[] = []
     const spy = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => written.push(String(chunk)) > 0)
