@@ -4,6 +4,7 @@ import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { PROXY_SOCKET } from './command.ts'
+import { absoluteTarget, connectTarget, printable } from './proxy-target.ts'
 import type { SandboxNetworkSpec } from './spec.ts'
 
 /**
@@ -23,6 +24,15 @@ import type { SandboxNetworkSpec } from './spec.ts'
 
 /** The proxy's port on the sandbox's loopback. */
 export const PROXY_PORT = 3128
+
+/** Largest header block the proxy reads (request line and headers). */
+export const MAX_HEADER_BYTES = 16 * 1024
+
+/** A client must send its whole header block within this time (a slow client is refused). */
+export const HEADERS_DEADLINE_MS = 10_000
+
+/** A client must send its whole request (headers and body) within this time. */
+export const REQUEST_DEADLINE_MS = 120_000
 
 /** How many refused destinations a run keeps as examples. */
 export const MAX_EXAMPLES = 20
@@ -121,46 +131,92 @@ export class SandboxNetwork {
     })
   }
 
+  /**
+   * The allowlisting proxy. Everything the agent sends is parsed defensively
+   * (`proxy-target.ts`); a request line or header block too long, a client too
+   * slow to send its headers, a malformed target or a destination outside
+   * `sandbox.allow` is refused and counted; no handler may throw into the event loop.
+   */
   #proxy(): http.Server {
-    const server = http.createServer((request, response) => {
-      let target: URL
+    const options = {
+      maxHeaderSize: MAX_HEADER_BYTES,
+      headersTimeout: HEADERS_DEADLINE_MS,
+      requestTimeout: REQUEST_DEADLINE_MS,
+      // Node checks the deadlines at this interval (default 30 s): a slow client is dropped within a second of its deadline.
+      connectionsCheckingInterval: 1000,
+      // Node would answer a request without Host with a 400 of its own, uncounted: the proxy judges every request itself.
+      requireHostHeader: false,
+    }
+    const server = http.createServer(options, (request, response) => {
       try {
-        target = new URL(request.url ?? '')
-      } catch {
-        response.writeHead(400).end('task-outcome sandbox proxy: absolute URL expected\n')
-        return
+        this.#forward(request, response)
+      } catch (error) {
+        this.#deny(`${printable(request.method ?? '?', 16)} ${printable(request.url ?? '')} (${printable(String(error), 60)})`)
+        response.destroy()
       }
-      const port = Number(target.port || (target.protocol === 'https:' ? 443 : 80))
-      if (target.protocol !== 'http:' || !allowedBy(this.#allow, target.hostname, port)) {
-        this.#deny(`${request.method} ${target.protocol}//${target.hostname}:${port}`)
-        response.writeHead(403).end(`task-outcome sandbox: ${target.hostname} is not in the experiment's sandbox.allow\n`)
-        return
-      }
-      const upstream = http.request({ host: target.hostname, port, method: request.method, path: `${target.pathname}${target.search}`, headers: request.headers }, (reply) => {
-        response.writeHead(reply.statusCode ?? 502, reply.headers)
-        reply.pipe(response)
-      })
-      upstream.on('error', () => response.destroy())
-      request.pipe(upstream)
+    })
+    server.on('connection', (socket: net.Socket) => this.#track(socket))
+    server.on('clientError', (error: NodeJS.ErrnoException, socket: net.Socket) => {
+      // A request the parser refused (malformed, headers too large, too slow): one refusal per connection.
+      const code = error.code ?? 'malformed'
+      if (code === 'ECONNRESET' || code === 'EPIPE') return socket.destroy()
+      this.#deny(`malformed request (${printable(code, 40)})`)
+      const status = code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : '400 Bad Request'
+      if (socket.writable) socket.end(`HTTP/1.1 ${status}\r\ncontent-length: 0\r\nconnection: close\r\n\r\n`)
+      socket.destroy()
     })
     server.on('connect', (request: http.IncomingMessage, client: net.Socket, head: Buffer) => {
-      this.#track(client)
-      const match = /^(\[[^\]]+\]|[^:]+):(\d+)$/.exec(request.url ?? '')
-      if (match === null || !allowedBy(this.#allow, match[1]!, Number(match[2]))) {
-        this.#deny(`CONNECT ${request.url}`)
-        client.end('HTTP/1.1 403 Forbidden\r\ncontent-length: 0\r\n\r\n')
-        return
+      try {
+        this.#tunnel(request, client, head)
+      } catch (error) {
+        this.#deny(`CONNECT ${printable(request.url ?? '')} (${printable(String(error), 60)})`)
+        client.destroy()
       }
-      const upstream = net.connect({ host: match[1]!.replace(/^\[|\]$/g, ''), port: Number(match[2]) }, () => {
-        client.write('HTTP/1.1 200 Connection Established\r\n\r\n')
-        if (head.length > 0) upstream.write(head)
-        upstream.pipe(client)
-        client.pipe(upstream)
-      })
-      this.#track(upstream)
-      upstream.once('error', () => client.end('HTTP/1.1 502 Bad Gateway\r\ncontent-length: 0\r\n\r\n'))
     })
     return server
+  }
+
+  #forward(request: http.IncomingMessage, response: http.ServerResponse): void {
+    const target = absoluteTarget(request.url)
+    if (target === null) {
+      this.#deny(`${printable(request.method ?? '?', 16)} ${printable(request.url ?? '')} (not an absolute http URL)`)
+      response.writeHead(400, { connection: 'close' }).end('task-outcome sandbox proxy: absolute URL expected\n')
+      return
+    }
+    if (target.protocol !== 'http:' || !allowedBy(this.#allow, target.host, target.port)) {
+      this.#deny(`${printable(request.method ?? '?', 16)} ${target.protocol}//${target.host}:${target.port}`)
+      response.writeHead(403, { connection: 'close' }).end(`task-outcome sandbox: ${target.host} is not in the experiment's sandbox.allow\n`)
+      return
+    }
+    const upstream = http.request({ host: target.host, port: target.port, method: request.method, path: target.path, headers: request.headers }, (reply) => {
+      try {
+        response.writeHead(reply.statusCode ?? 502, reply.headers)
+      } catch {
+        response.destroy()
+        reply.destroy()
+        return
+      }
+      reply.pipe(response)
+    })
+    upstream.on('error', () => response.destroy())
+    request.pipe(upstream)
+  }
+
+  #tunnel(request: http.IncomingMessage, client: net.Socket, head: Buffer): void {
+    const target = connectTarget(request.url)
+    if (target === null || !allowedBy(this.#allow, target.host, target.port)) {
+      this.#deny(`CONNECT ${printable(request.url ?? '')}${target === null ? ' (malformed target)' : ''}`)
+      client.end('HTTP/1.1 403 Forbidden\r\ncontent-length: 0\r\n\r\n')
+      return
+    }
+    const upstream = net.connect({ host: target.host, port: target.port }, () => {
+      client.write('HTTP/1.1 200 Connection Established\r\n\r\n')
+      if (head.length > 0) upstream.write(head)
+      upstream.pipe(client)
+      client.pipe(upstream)
+    })
+    this.#track(upstream)
+    upstream.once('error', () => client.end('HTTP/1.1 502 Bad Gateway\r\ncontent-length: 0\r\n\r\n'))
   }
 
   /** Stops every listener, drops open connections and removes the socket folder. */

@@ -73,4 +73,27 @@ describe("a sandboxed agent's network", () => {
     expect(other.hits).toContain('/allowed')
     expect(record.sandbox?.denied.network).toBe(0)
   })
+
+  test('survives a malformed stream from the agent: CONNECT x:99999, origin form, a huge header and garbage are each refused and counted, and the model still answers', async () => {
+    const project = await hostileProject(
+      () =>
+        [
+          request('BADPORT', 3128, 'CONNECT x:99999 HTTP/1.0'),
+          request('ORIGIN', 3128, 'GET /origin-form HTTP/1.0'),
+          request('HUGE', 3128, `GET http://127.0.0.1:${model.port}/ HTTP/1.0\\r\\nX-Big: ${'a'.repeat(20000)}`),
+          `for i in $(seq 1 40); do exec 3<>/dev/tcp/127.0.0.1/3128 && { head -c 64 /dev/urandom | tr -d '\\n' >&3; timeout 2 cat <&3 >/dev/null; exec 3<&-; }; done`,
+          request('MODEL', model.port, 'GET /after-the-stream HTTP/1.0'),
+        ].join('\n'),
+      { agentOptions: { loopbackPorts: [model.port] } },
+    )
+    const { record, transcript } = await project.run()
+    expect(tagged(transcript, 'BADPORT ')[0]).toMatch(/403/)
+    expect(tagged(transcript, 'ORIGIN ')[0]).toMatch(/400/)
+    expect(tagged(transcript, 'HUGE ')[0]).toMatch(/431/)
+    expect(tagged(transcript, 'MODEL ')).toContain('model says hello')
+    expect(model.hits).toContain('/after-the-stream')
+    expect(record.outcome).toBe('unsolved')
+    expect(record.sandbox?.denied.network).toBe(3 + 40)
+    expect(record.sandbox?.examples.slice(0, 3)).toEqual(['CONNECT x:99999 (malformed target)', 'GET /origin-form (not an absolute http URL)', 'malformed request (HPE_HEADER_OVERFLOW)'])
+  })
 })
