@@ -2,7 +2,7 @@ import { constants } from 'node:fs'
 import { access, lstat, readdir, readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { ProblemsError, schemaProblems, type Problem } from '../errors.ts'
-import { TaskMetadataSchema, type TaskMetadata } from './metadata.ts'
+import { readRenamedField, TaskMetadataSchema, type TaskMetadata } from './metadata.ts'
 import type { FolderSolution, Task } from './task.ts'
 
 /** A task folder's name: `<NNN>-<slug>`. */
@@ -64,7 +64,7 @@ async function readMetadata(file: string, problems: ProblemList): Promise<TaskMe
     } else problems.add(file, undefined, `not valid JSON: ${(error as Error).message}`)
     return undefined
   }
-  const parsed = TaskMetadataSchema.safeParse(raw)
+  const parsed = TaskMetadataSchema.safeParse(readRenamedField(raw, file, 'toolchain', 'dependencies'))
   if (!parsed.success) {
     const issues = parsed.error.issues.map((issue) =>
       issue.code === 'invalid_union' && issue.path.join('.') === 'kind' ? { ...issue, message: 'must be "folder" or "git-fix"' } : issue,

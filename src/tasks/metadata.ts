@@ -46,7 +46,7 @@ const repositoryPath = z
  * lockfile, in a sandbox without network, and mounts read-only into the
  * agent's workspace, the arm setup and the oracle. Shared by every arm.
  */
-export const TaskToolchainSchema = z.strictObject({
+export const TaskDependenciesSchema = z.strictObject({
   /** The command that makes the folder, run by bash in a folder holding only `inputs` (e.g. `npm ci --offline --ignore-scripts`). */
   prepare: z.string().min(1),
   /** The files the command reads, taken from the parent commit, each with its SHA-256 (so the lockfile is in the spec hash). */
@@ -56,7 +56,7 @@ export const TaskToolchainSchema = z.strictObject({
   /** The folder the command makes, mounted read-only at the same path in the workspace (default `node_modules`). */
   mount: repositoryPath.default('node_modules'),
 })
-export type TaskToolchain = z.infer<typeof TaskToolchainSchema>
+export type TaskDependencies = z.infer<typeof TaskDependenciesSchema>
 
 /** A bug fix harvested from git history: the agent starts at `base`, the oracle is the fix's tests. */
 export const GitFixMetadataSchema = z.strictObject({
@@ -78,7 +78,7 @@ export const GitFixMetadataSchema = z.strictObject({
   /** The test command, with `{tests}` and `{junit}` placeholders. */
   test_command: z.string().min(1),
   /** The dependency folder the tests need (absent: the repository and the machine's toolchain suffice). */
-  toolchain: TaskToolchainSchema.optional(),
+  dependencies: TaskDependenciesSchema.optional(),
   /**
    * Globs (picomatch, `/`-separated) of the repository's test files, as the
    * harvest used them: the oracle never takes an agent's change to a matching
@@ -104,3 +104,21 @@ export type GitFixMetadata = z.infer<typeof GitFixMetadataSchema>
 
 export const TaskMetadataSchema = z.discriminatedUnion('kind', [FolderMetadataSchema, GitFixMetadataSchema])
 export type TaskMetadata = z.infer<typeof TaskMetadataSchema>
+
+const warnedFiles = new Set<string>()
+
+/**
+ * Reads a renamed field under its old name (a task's `toolchain`, now
+ * `dependencies`), so task sets and candidates files an earlier harness wrote
+ * keep loading; prints one line per file and process asking for the rename.
+ * With both names present, the old one stays and the strict schema refuses it.
+ */
+export function readRenamedField(raw: unknown, file: string, old: string, current: string, warn: (line: string) => void = console.warn): unknown {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw) || !(old in raw) || current in raw) return raw
+  const { [old]: value, ...rest } = raw as Record<string, unknown>
+  if (!warnedFiles.has(file)) {
+    warnedFiles.add(file)
+    warn(`${file}: "${old}" is deprecated: rename it to "${current}" (read as "${current}" for now)`)
+  }
+  return { ...rest, [current]: value }
+}

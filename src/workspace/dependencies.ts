@@ -13,7 +13,7 @@ import { discardPublished } from './discard.ts'
 /**
  * Prepared dependency folders: what a task's tests need beyond the repository
  * (a JavaScript project's `node_modules`), made once per (prepare command,
- * input files, platform) by running the task's `toolchain.prepare` in a
+ * input files, platform) by running the task's `dependencies.prepare` in a
  * folder holding only the input files (the lockfile), inside a sandbox
  * without network (`npm ci --offline` installs from npm's cache, mounted
  * read-only), and published atomically beside the templates. Every process
@@ -26,7 +26,7 @@ import { discardPublished } from './discard.ts'
 /** Bumped whenever a prepared folder's layout changes, so old caches are not reused. */
 export const DEPENDENCIES_FORMAT = 1
 
-/** How to make a dependency folder: a task's `toolchain`, or harvest's `--prepare` options. */
+/** How to make a dependency folder: a task's `dependencies`, or harvest's `--prepare` options. */
 export interface DependencyRecipe {
   /** Run by bash in a folder holding only `inputs`. */
   readonly prepare: string
@@ -168,12 +168,12 @@ export async function prepareDependencies(recipe: DependencyRecipe, sourceDir: s
   const bytes = new Map<string, Buffer>()
   for (const file of recipe.inputs) {
     const content = await readFile(path.join(sourceDir, file)).catch(() => null)
-    if (content === null) throw new HarnessFailure('setup', `${options.where}: the toolchain's input ${file} is not in the repository at this commit`, { retryable: false })
+    if (content === null) throw new HarnessFailure('setup', `${options.where}: the dependency input ${file} is not in the repository at this commit`, { retryable: false })
     bytes.set(file, content)
     inputs[file] = sha256(content)
     const expected = options.expected?.[file]
     if (expected !== undefined && expected !== inputs[file]) {
-      throw new HarnessFailure('setup', `${options.where}: ${file} has SHA-256 ${inputs[file]!.slice(0, 12)}…, but the task's toolchain.inputs says ${expected.slice(0, 12)}…`, { retryable: false })
+      throw new HarnessFailure('setup', `${options.where}: ${file} has SHA-256 ${inputs[file]!.slice(0, 12)}…, but the task's dependencies.inputs says ${expected.slice(0, 12)}…`, { retryable: false })
     }
   }
   const cacheRoot = root(options)
@@ -305,16 +305,16 @@ export async function preparedRunner(prepared: PreparedDependencies, testCommand
 
 /**
  * A task's prepared dependency folder (null when its metadata declares no
- * `toolchain`): the inputs read from its template (the parent commit's
+ * `dependencies`): the inputs read from its template (the parent commit's
  * files) and checked against the SHA-256s its metadata records.
  */
 export async function taskDependencies(task: Task, options: Omit<PrepareOptions, 'expected' | 'where' | 'sandboxed'>): Promise<PreparedDependencies | null> {
-  if (task.kind !== 'git-fix' || task.metadata.toolchain === undefined) return null
-  const { toolchain } = task.metadata
+  if (task.kind !== 'git-fix' || task.metadata.dependencies === undefined) return null
+  const { dependencies } = task.metadata
   const template = await parentTemplate(task.repo, task.metadata.base)
-  return prepareDependencies({ prepare: toolchain.prepare, inputs: Object.keys(toolchain.inputs), mount: toolchain.mount }, template, {
+  return prepareDependencies({ prepare: dependencies.prepare, inputs: Object.keys(dependencies.inputs), mount: dependencies.mount }, template, {
     ...options,
-    expected: toolchain.inputs,
+    expected: dependencies.inputs,
     where: task.id,
   })
 }

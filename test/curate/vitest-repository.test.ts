@@ -100,7 +100,7 @@ describe('a Vitest-based repository, harvested with the README example', () => {
     expect(harvestOutput).toMatch(new RegExp(`candidate ${repo.commits[2]!.slice(0, 10)}  1 FAIL_TO_PASS  2 PASS_TO_PASS  fix: a dash left at the end`))
   })
 
-  it('selects two task folders whose metadata declares the toolchain with the lockfile\'s SHA-256, and no file holds an absolute path', async () => {
+  it('selects two task folders whose metadata declares the dependencies with the lockfile\'s SHA-256, and no file holds an absolute path', async () => {
     expect(selectOutput).not.toMatch(/error/i)
     const folders = await taskFolders()
     expect(folders).toHaveLength(2)
@@ -109,7 +109,7 @@ describe('a Vitest-based repository, harvested with the README example', () => {
     for (const folder of folders) {
       const metadata = GitFixMetadataSchema.parse(JSON.parse(await readFile(path.join(fixture.setDir, folder, 'metadata.json'), 'utf8')))
       expect(metadata.test_command).toBe(VITEST_COMMAND)
-      expect(metadata.toolchain).toEqual({ prepare: 'npm ci --offline --ignore-scripts', inputs: { 'package.json': expect.stringMatching(/^[0-9a-f]{64}$/), 'package-lock.json': lockSha }, mount: 'node_modules' })
+      expect(metadata.dependencies).toEqual({ prepare: 'npm ci --offline --ignore-scripts', inputs: { 'package.json': expect.stringMatching(/^[0-9a-f]{64}$/), 'package-lock.json': lockSha }, mount: 'node_modules' })
       expect(metadata.repo.startsWith('/')).toBe(false)
       for (const file of await filesBelow(path.join(fixture.setDir, folder))) {
         const text = await readFile(file, 'utf8')

@@ -4,7 +4,7 @@ import path from 'node:path'
 import { execa } from 'execa'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { HarnessFailure } from '../../src/errors.ts'
-import { GitFixMetadataSchema } from '../../src/tasks/metadata.ts'
+import { GitFixMetadataSchema, readRenamedField } from '../../src/tasks/metadata.ts'
 import { dependencyKey, prepareDependencies, preparedRunner, type DependencyRecipe } from '../../src/workspace/dependencies.ts'
 
 // Prepared dependency folders with a prepare command that needs neither npm nor network (a shell script making a
@@ -47,7 +47,7 @@ describe('prepared dependency folders', () => {
   it('refuse an input whose SHA-256 is not the one the task records, naming the file', async () => {
     const run = prepareDependencies(RECIPE, source, { where: '001-x', root: path.join(scratch, 'cache-2'), expected: { 'runner.json': '0'.repeat(64) } })
     await expect(run).rejects.toThrow(HarnessFailure)
-    await expect(run).rejects.toThrow(/001-x: runner\.json has SHA-256 [0-9a-f]{12}…, but the task's toolchain\.inputs says 000000000000…/)
+    await expect(run).rejects.toThrow(/001-x: runner\.json has SHA-256 [0-9a-f]{12}…, but the task's dependencies\.inputs says 000000000000…/)
   })
 
   it('say what failed when the command fails, and that it ran without network', async () => {
@@ -95,22 +95,37 @@ describe('prepared dependencies met by several processes at once', () => {
   }, 120_000)
 })
 
-describe('the toolchain in metadata.json', () => {
+describe('the dependencies in metadata.json', () => {
   const base = {
     id: '001', slug: 'x', kind: 'git-fix', repo: '../../repo', base: 'a'.repeat(40), fix: 'b'.repeat(40), gold_files: ['src/a.js'], test_files: ['test/a.test.js'],
     FAIL_TO_PASS: ['a'], PASS_TO_PASS: [], test_command: 'node_modules/.bin/vitest run --reporter=junit --outputFile={junit} {tests}',
   }
   it('defaults the mount to node_modules', () => {
-    const parsed = GitFixMetadataSchema.parse({ ...base, toolchain: { prepare: 'npm ci --offline', inputs: { 'package-lock.json': 'c'.repeat(64) } } })
-    expect(parsed.toolchain?.mount).toBe('node_modules')
+    const parsed = GitFixMetadataSchema.parse({ ...base, dependencies: { prepare: 'npm ci --offline', inputs: { 'package-lock.json': 'c'.repeat(64) } } })
+    expect(parsed.dependencies?.mount).toBe('node_modules')
   })
   it.each([['/abs/node_modules'], ['../node_modules'], ['a//b']])('refuses the mount %s, which is not a path inside the repository', (mount) => {
-    const parsed = GitFixMetadataSchema.safeParse({ ...base, toolchain: { prepare: 'npm ci', inputs: { 'package-lock.json': 'c'.repeat(64) }, mount } })
+    const parsed = GitFixMetadataSchema.safeParse({ ...base, dependencies: { prepare: 'npm ci', inputs: { 'package-lock.json': 'c'.repeat(64) }, mount } })
     expect(parsed.success).toBe(false)
     expect(JSON.stringify(parsed.error?.issues)).toContain('a relative path inside the repository')
   })
-  it('refuses a toolchain without inputs or with an input hash that is not a SHA-256', () => {
-    expect(GitFixMetadataSchema.safeParse({ ...base, toolchain: { prepare: 'npm ci', inputs: {} } }).success).toBe(false)
-    expect(GitFixMetadataSchema.safeParse({ ...base, toolchain: { prepare: 'npm ci', inputs: { 'package-lock.json': 'abc' } } }).success).toBe(false)
+  it('refuses dependencies without inputs or with an input hash that is not a SHA-256', () => {
+    expect(GitFixMetadataSchema.safeParse({ ...base, dependencies: { prepare: 'npm ci', inputs: {} } }).success).toBe(false)
+    expect(GitFixMetadataSchema.safeParse({ ...base, dependencies: { prepare: 'npm ci', inputs: { 'package-lock.json': 'abc' } } }).success).toBe(false)
+  })
+  it('reads the old name "toolchain" as "dependencies", with one line per file asking for the rename', () => {
+    const lines: string[] = []
+    const old = { ...base, toolchain: { prepare: 'npm ci', inputs: { 'package-lock.json': 'c'.repeat(64) } } }
+    const file = `/sets/${process.pid}-${Date.now()}/001-x/metadata.json`
+    const read = GitFixMetadataSchema.parse(readRenamedField(old, file, 'toolchain', 'dependencies', (line) => lines.push(line)))
+    readRenamedField(old, file, 'toolchain', 'dependencies', (line) => lines.push(line))
+    expect(read.dependencies).toEqual({ prepare: 'npm ci', inputs: { 'package-lock.json': 'c'.repeat(64) }, mount: 'node_modules' })
+    expect(lines).toEqual([`${file}: "toolchain" is deprecated: rename it to "dependencies" (read as "dependencies" for now)`])
+  })
+  it('refuses a metadata.json that holds both names', () => {
+    const both = { ...base, toolchain: { prepare: 'npm ci', inputs: { 'package-lock.json': 'c'.repeat(64) } }, dependencies: { prepare: 'npm ci', inputs: { 'package-lock.json': 'c'.repeat(64) } } }
+    const parsed = GitFixMetadataSchema.safeParse(readRenamedField(both, 'metadata.json', 'toolchain', 'dependencies', () => undefined))
+    expect(parsed.success).toBe(false)
+    expect(parsed.error?.issues[0]).toMatchObject({ code: 'unrecognized_keys', keys: ['toolchain'] })
   })
 })

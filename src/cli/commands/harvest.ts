@@ -73,7 +73,7 @@ export function registerHarvest(program: Command): void {
       '--prepare <cmd>',
       'a command that makes the dependency folder the tests need, run by bash without network in a folder holding only the ' +
         '--prepare-input files of each parent commit, e.g. "npm ci --offline --ignore-scripts"; the folder is mounted read-only at --mount ' +
-        'for the tests, the agent and the oracle, and select records it in each task\'s metadata.json (toolchain)',
+        'for the tests, the agent and the oracle, and select records it in each task\'s metadata.json (dependencies)',
     )
     .option('--prepare-input <file>', 'a repository file --prepare reads (repeatable; default package.json and package-lock.json)', (value: string, previous: string[] | undefined) => [...(previous ?? []), repositoryPath('--prepare-input', value)])
     .option('--mount <dir>', 'the folder --prepare makes, relative to the repository root', (value: string) => repositoryPath('--mount', value), 'node_modules')
@@ -91,7 +91,7 @@ export function registerHarvest(program: Command): void {
         testCommand: options.testCommand,
         ...(options.prepare === undefined
           ? {}
-          : { toolchain: { prepare: options.prepare, inputs: options.prepareInput ?? ['package.json', 'package-lock.json'], mount: options.mount } }),
+          : { dependencies: { prepare: options.prepare, inputs: options.prepareInput ?? ['package.json', 'package-lock.json'], mount: options.mount } }),
         out: options.out,
         jobs: options.jobs,
         timeoutMs: options.timeout * 1000,

@@ -24,7 +24,7 @@ export interface HarvestSetup {
   readonly workDir: string
   readonly signal?: AbortSignal
   /** The dependency folder the tests need, prepared from each parent's input files and linked into its copies. */
-  readonly toolchain?: { readonly recipe: DependencyRecipe; readonly pathVariable: string; readonly sandboxed: boolean }
+  readonly dependencies?: { readonly recipe: DependencyRecipe; readonly pathVariable: string; readonly sandboxed: boolean }
 }
 
 /** A harvested candidate task: the commit, its files, and its oracle. */
@@ -114,15 +114,15 @@ export async function harvestCommit(setup: HarvestSetup, commit: EligibleCommit)
     const template = await parentTemplate(setup.repo, commit.base, { repository: setup.repository, root: path.join(work, 'template') })
     const testFiles = commit.roles.testFiles
     const dependencies =
-      setup.toolchain === undefined
+      setup.dependencies === undefined
         ? null
-        : await prepareDependencies(setup.toolchain.recipe, template, {
-            pathVariable: setup.toolchain.pathVariable,
-            sandboxed: setup.toolchain.sandboxed,
+        : await prepareDependencies(setup.dependencies.recipe, template, {
+            pathVariable: setup.dependencies.pathVariable,
+            sandboxed: setup.dependencies.sandboxed,
             timeoutMs: setup.timeoutMs,
             where: commit.fix.slice(0, 12),
           })
-    if (dependencies !== null) lines.push(`dependencies: \`${setup.toolchain!.recipe.prepare}\` → ${dependencies.mount} (${dependencies.key})`, '')
+    if (dependencies !== null) lines.push(`dependencies: \`${setup.dependencies!.recipe.prepare}\` → ${dependencies.mount} (${dependencies.key})`, '')
     const runnerFiles = runnerTestFiles(testFiles, setup.rule.testGlobs)
     const run = async (label: 'before' | 'after'): Promise<TestCommandRun> => {
       const dir = path.join(work, label)

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { z } from 'zod'
 import { ProblemsError, schemaProblems, type Problem } from '../../errors.ts'
+import { readRenamedField } from '../../tasks/metadata.ts'
 import { buildRule, type HarvestRule } from './rule.ts'
 
 /**
@@ -68,8 +69,8 @@ export const CandidatesFileSchema = z.strictObject({
     max_source_files: z.number().int().min(1),
   }),
   test_command: z.string().min(1),
-  /** The dependency folder the tests ran with (`--prepare`), which `select` writes into each task's `toolchain`; absent: none. */
-  toolchain: z.strictObject({ prepare: z.string().min(1), inputs: z.array(z.string().min(1)).min(1), mount: z.string().min(1) }).optional(),
+  /** The dependency folder the tests ran with (`--prepare`), which `select` writes into each task's `dependencies`; absent: none. */
+  dependencies: z.strictObject({ prepare: z.string().min(1), inputs: z.array(z.string().min(1)).min(1), mount: z.string().min(1) }).optional(),
   /** Commits read in the one pass over the history. */
   scanned: z.number().int().min(0),
   /** Commits whose subject matched the rule. */
@@ -104,7 +105,7 @@ export async function readCandidatesFile(file: string): Promise<LoadedCandidates
         : `not valid JSON: ${(error as Error).message}`
     throw new ProblemsError('The candidates file cannot be read:', [{ file, message }])
   }
-  const parsed = CandidatesFileSchema.safeParse(raw)
+  const parsed = CandidatesFileSchema.safeParse(readRenamedField(raw, file, 'toolchain', 'dependencies'))
   if (!parsed.success) {
     const problems: Problem[] = schemaProblems(parsed.error.issues).map((problem) => ({ file, ...problem }))
     throw new ProblemsError('The candidates file is not valid:', problems)

@@ -23,7 +23,7 @@ export interface HarvestOptions {
   /** The test command, with `{tests}` and `{junit}`. */
   readonly testCommand: string
   /** The dependency folder the tests need (`--prepare`), made from each parent's input files without network. */
-  readonly toolchain?: DependencyRecipe
+  readonly dependencies?: DependencyRecipe
   /** Where the candidates file goes. */
   readonly out: string
   /** Where the per-candidate harvest logs go (default: beside `out`, `<name>.logs/`). */
@@ -42,7 +42,7 @@ export interface HarvestOptions {
  * toolchain (no `node_modules/.bin` of the project on its PATH), in a sandbox
  * without network where this machine has one.
  */
-export async function harvestToolchain(recipe: DependencyRecipe, workDir: string): Promise<{ recipe: DependencyRecipe; pathVariable: string; sandboxed: boolean }> {
+export async function harvestDependencies(recipe: DependencyRecipe, workDir: string): Promise<{ recipe: DependencyRecipe; pathVariable: string; sandboxed: boolean }> {
   const toolchain = await oracleToolchain(process.env.PATH, [templateRoot(), workDir, process.cwd()])
   return { recipe, pathVariable: toolchain.path, sandboxed: await probeSandbox().then(() => true, () => false) }
 }
@@ -91,7 +91,7 @@ export async function harvest(options: HarvestOptions): Promise<CandidatesFile> 
       timeoutMs: options.timeoutMs ?? 300_000,
       workDir,
       ...(options.signal === undefined ? {} : { signal: options.signal }),
-      ...(options.toolchain === undefined ? {} : { toolchain: await harvestToolchain(options.toolchain, workDir) }),
+      ...(options.dependencies === undefined ? {} : { dependencies: await harvestDependencies(options.dependencies, workDir) }),
     }
     const width = String(scan.eligible.length).length
     const results = await mapPool(
@@ -125,7 +125,7 @@ export async function harvest(options: HarvestOptions): Promise<CandidatesFile> 
       rev,
       rule: ruleRecord(options.rule),
       test_command: options.testCommand,
-      ...(options.toolchain === undefined ? {} : { toolchain: { prepare: options.toolchain.prepare, inputs: [...options.toolchain.inputs], mount: options.toolchain.mount } }),
+      ...(options.dependencies === undefined ? {} : { dependencies: { prepare: options.dependencies.prepare, inputs: [...options.dependencies.inputs], mount: options.dependencies.mount } }),
       scanned: scan.scanned,
       matched: scan.matched,
       candidates: [],

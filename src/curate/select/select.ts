@@ -5,7 +5,7 @@ import { ProblemsError, SpecError } from '../../errors.ts'
 import type { OpenRepository } from '../../workspace/repository.ts'
 import { harvestCommit, type CommitHarvest, type HarvestSetup } from '../harvest/candidate.ts'
 import { readCandidatesFile, relativePosix, ruleFromRecord, type Candidate, type LoadedCandidates } from '../harvest/candidates-file.ts'
-import { defaultJobs, harvestToolchain } from '../harvest/harvest.ts'
+import { defaultJobs, harvestDependencies } from '../harvest/harvest.ts'
 import { mapPool } from '../pool.ts'
 import { withRepositoryScratch } from '../scratch.ts'
 import { commitRoles } from '../harvest/scan.ts'
@@ -170,7 +170,7 @@ export async function select(options: SelectOptions): Promise<Selection> {
       timeoutMs: options.timeoutMs ?? 300_000,
       workDir,
       ...(options.signal === undefined ? {} : { signal: options.signal }),
-      ...(loaded.data.toolchain === undefined ? {} : { toolchain: await harvestToolchain(loaded.data.toolchain, workDir) }),
+      ...(loaded.data.dependencies === undefined ? {} : { dependencies: await harvestDependencies(loaded.data.dependencies, workDir) }),
     }
     const walk = await walkCandidates(order, exclusions, used, count, options.jobs ?? defaultJobs(), setup, repository, progress)
     const selected = walk.filter((entry) => entry.status === 'selected')
@@ -204,7 +204,7 @@ export async function select(options: SelectOptions): Promise<Selection> {
         repository,
         rule,
         testCommand: loaded.data.test_command,
-        ...(loaded.data.toolchain === undefined ? {} : { toolchain: loaded.data.toolchain }),
+        ...(loaded.data.dependencies === undefined ? {} : { dependencies: loaded.data.dependencies }),
       })
       tasks.push(name)
       finalWalk.push({ ...entry, task: name })

@@ -26,8 +26,8 @@ export interface TaskFolderInput {
   readonly repository: OpenRepository
   readonly rule: HarvestRule
   readonly testCommand: string
-  /** The candidates file's dependency recipe: its inputs' SHA-256s at the parent go into `metadata.json`'s `toolchain`. */
-  readonly toolchain?: { readonly prepare: string; readonly inputs: readonly string[]; readonly mount: string }
+  /** The candidates file's dependency recipe: its inputs' SHA-256s at the parent go into `metadata.json`'s `dependencies`. */
+  readonly dependencies?: { readonly prepare: string; readonly inputs: readonly string[]; readonly mount: string }
 }
 
 function readme(name: string, input: TaskFolderInput, metadata: GitFixMetadata): string {
@@ -65,15 +65,15 @@ export async function writeTaskFolder(input: TaskFolderInput): Promise<string> {
   const name = `${id}-${slug}`
   const dir = path.join(input.setDir, name)
   await mkdir(dir, { recursive: true })
-  const toolchain =
-    input.toolchain === undefined
+  const dependencies =
+    input.dependencies === undefined
       ? undefined
       : {
-          prepare: input.toolchain.prepare,
+          prepare: input.dependencies.prepare,
           inputs: Object.fromEntries(
-            await Promise.all(input.toolchain.inputs.map(async (file) => [file, createHash('sha256').update(await readBlob(repository, candidate.base, file)).digest('hex')] as const)),
+            await Promise.all(input.dependencies.inputs.map(async (file) => [file, createHash('sha256').update(await readBlob(repository, candidate.base, file)).digest('hex')] as const)),
           ),
-          mount: input.toolchain.mount,
+          mount: input.dependencies.mount,
         }
   const metadata: GitFixMetadata = {
     id,
@@ -87,7 +87,7 @@ export async function writeTaskFolder(input: TaskFolderInput): Promise<string> {
     FAIL_TO_PASS: candidate.FAIL_TO_PASS,
     PASS_TO_PASS: candidate.PASS_TO_PASS,
     test_command: input.testCommand,
-    ...(toolchain === undefined ? {} : { toolchain }),
+    ...(dependencies === undefined ? {} : { dependencies }),
     test_globs: [...input.rule.testGlobs],
     subject: candidate.subject,
     fix_date: candidate.date,
