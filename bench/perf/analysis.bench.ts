@@ -4,7 +4,7 @@ import { expectedRuns } from '../../src/analysis/completeness.ts'
 import { renderReportFiles } from '../../src/analysis/conclude.ts'
 import { analyzeRuns } from '../../src/analysis/report.ts'
 import type { AnalysisSettings } from '../../src/analysis/settings.ts'
-import { DecisionSchema } from '../../src/experiment/schema.ts'
+import { DecisionRuleSchema } from '../../src/experiment/schema.ts'
 import { summariseTaskArms } from '../../src/analysis/task-summary.ts'
 import type { RecordedRun } from '../../src/runs/record.ts'
 import { formatRuns, parseRuns } from '../../src/runs/store.ts'
@@ -64,7 +64,7 @@ const settings: AnalysisSettings = {
   departures: [],
   planChecked: true,
   budgetUsd: 5,
-  ...DecisionSchema.parse({}),
+  ...DecisionRuleSchema.parse({}),
 }
 
 export default async function run(): Promise<void> {

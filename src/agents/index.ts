@@ -1,7 +1,7 @@
 import type { AgentSpec } from '../experiment/schema.ts'
 import { GoldAgent } from './builtin/gold.ts'
 import { NoopAgent } from './builtin/noop.ts'
-import { ClaudeCodeAgent } from './claude-code/adapter.ts'
+import { ClaudeCodeAgent } from './claude-code/agent.ts'
 import { CodexAgent } from './codex/agent.ts'
 import { CommandAgent } from './command/agent.ts'
 import { CursorAgent } from './cursor/agent.ts'

@@ -1,4 +1,4 @@
-import { DecisionSchema, StageSchema, type ChangeLogEntry, type Experiment } from '../experiment/schema.ts'
+import { DecisionRuleSchema, StageSchema, type ChangeLogEntry, type Experiment } from '../experiment/schema.ts'
 import type { z } from 'zod'
 
 /** What the experiment is for (a pilot's report is labelled as one). */
@@ -70,7 +70,7 @@ export interface EarlierSpecRuns {
 }
 
 /** The pre-registration's defaults (DESIGN): α 0.05, margin 1, 10,000 resamples, seed 20261014, power 0.8, δ 0.15. */
-export const DEFAULT_DECISION = DecisionSchema.parse({})
+export const DEFAULT_DECISION = DecisionRuleSchema.parse({})
 
 /** The skill conditions that check the design rather than make a claim: the negative control (an irrelevant skill) and sanity (settings on, no skill). */
 export const DESIGN_CHECK_CONDITIONS: readonly string[] = ['negative', 'sanity']

@@ -124,7 +124,7 @@ export const TaskSelectionSchema = z.strictObject({
 })
 
 /** The decision rule's parameters, fixed before the first run. */
-export const DecisionSchema = z.strictObject({
+export const DecisionRuleSchema = z.strictObject({
   alpha: z.number().gt(0).lt(1).default(0.05),
   /** Non-inferiority margin in solved tasks. */
   margin: z.number().int().nonnegative().default(1),
@@ -134,7 +134,7 @@ export const DecisionSchema = z.strictObject({
   power: z.number().gt(0).lt(1).default(0.8),
   effect: z.number().gt(0).lt(1).default(0.15),
 })
-export type Decision = z.infer<typeof DecisionSchema>
+export type DecisionRule = z.infer<typeof DecisionRuleSchema>
 
 /**
  * One change made to a pre-registered experiment, in its change log: the day
@@ -205,7 +205,7 @@ export const ExperimentSchema = z
         backoffSeconds: z.number().nonnegative().default(5),
       })
       .prefault({}),
-    decision: DecisionSchema.prefault({}),
+    decision: DecisionRuleSchema.prefault({}),
     /** The agent's environment is an allowlist: host variables passed through, and fixed ones. */
     env: z
       .strictObject({

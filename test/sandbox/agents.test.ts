@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { ClaudeCodeAgent } from '../../src/agents/claude-code/adapter.ts'
+import { ClaudeCodeAgent } from '../../src/agents/claude-code/agent.ts'
 import { CodexAgent } from '../../src/agents/codex/agent.ts'
 import { CursorAgent } from '../../src/agents/cursor/agent.ts'
 import { GeminiAgent } from '../../src/agents/gemini/agent.ts'

@@ -1,6 +1,6 @@
 import path from 'node:path'
 import { describe, expect, test } from 'vitest'
-import { claudeArgs, claudeEnv, ClaudeCodeAgent, pinnedClaudeBin, SCRIPTED_API_KEY } from '../../../src/agents/claude-code/adapter.ts'
+import { claudeArgs, claudeEnv, ClaudeCodeAgent, pinnedClaudeBin, SCRIPTED_API_KEY } from '../../../src/agents/claude-code/agent.ts'
 import { parseClaudeCodeOptions } from '../../../src/agents/claude-code/options.ts'
 import { SpecError } from '../../../src/errors.ts'
 import { claudeSpec } from './session-helpers.ts'

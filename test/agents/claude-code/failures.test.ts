@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { ClaudeCodeAgent } from '../../../src/agents/claude-code/adapter.ts'
+import { ClaudeCodeAgent } from '../../../src/agents/claude-code/agent.ts'
 import type { ClaudeCodeOptionsInput } from '../../../src/agents/claude-code/options.ts'
 import type { AgentRunRequest } from '../../../src/agents/types.ts'
 import { HarnessFailure } from '../../../src/errors.ts'

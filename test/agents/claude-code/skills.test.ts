@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { ClaudeCodeAgent } from '../../../src/agents/claude-code/adapter.ts'
+import { ClaudeCodeAgent } from '../../../src/agents/claude-code/agent.ts'
 import type { AgentRunResult } from '../../../src/agents/types.ts'
 import { claudeSpec, GREET_AFTER, makeSandbox, put, type Sandbox } from './session-helpers.ts'
 
