@@ -8,6 +8,9 @@ import { taskDependencies, type PreparedDependencies } from '../workspace/depend
 import type { Workspace } from '../workspace/workspace.ts'
 import { evaluateListed, type ListedOutcome } from './junit/outcome.ts'
 import { runTestCommand, type TestCommandRun } from './test-command.ts'
+import { checkCanaries, ORACLE_DISARMED } from './canaries/check.ts'
+import { canaryFramework } from './canaries/framework.ts'
+import { layCanaries, type Canary } from './canaries/lay.ts'
 import type { OracleOptions, OracleJudgement } from './judgement.ts'
 
 /** The git-fix oracle's judgement: its `oracle` is always the tests' counts and failing ids. */
@@ -46,12 +49,29 @@ async function prepareCopy(task: GitFixTask, scratchDir: string, label: string, 
   return copy
 }
 
+function runnerFiles(task: GitFixTask): string[] {
+  return runnerTestFiles(task.metadata.test_files, task.metadata.test_globs ?? DEFAULT_TEST_GLOBS)
+}
+
+/** Appends this run's canaries to the test files the runner is given (none when the framework is not one the oracle knows). */
+async function canariesFor(task: GitFixTask, copy: string, notes: string[]): Promise<Canary[]> {
+  const files = runnerFiles(task)
+  const framework = canaryFramework(task.metadata.test_command, files)
+  if (framework === null) {
+    notes.push('no canaries: the test command runs none of node --test, Vitest or pytest')
+    return []
+  }
+  const canaries = await layCanaries(copy, framework, files, [...task.metadata.FAIL_TO_PASS, ...task.metadata.PASS_TO_PASS])
+  notes.push(`laid ${canaries.length} ${framework} canaries in ${files.length} test file(s)`)
+  return canaries
+}
+
 function runTests(task: GitFixTask, copy: string, options: OracleOptions, label: string, dependencies: PreparedDependencies | null): Promise<TestCommandRun> {
   return runTestCommand({
     dependencies,
     command: task.metadata.test_command,
     cwd: copy,
-    testFiles: runnerTestFiles(task.metadata.test_files, task.metadata.test_globs ?? DEFAULT_TEST_GLOBS),
+    testFiles: runnerFiles(task),
     junitFile: path.join(options.scratchDir, `${label}-junit.xml`),
     timeoutMs: options.timeoutMs,
     home: path.join(options.scratchDir, `${label}-home`),
@@ -107,12 +127,15 @@ export async function runFixTests(task: GitFixTask, workspace: Workspace, option
   try {
     const copy = await prepareCopy(task, options.scratchDir, 'oracle', { dir: workspace.dir, files: taken })
     copies.push(copy)
+    const canaries = await canariesFor(task, copy, notes)
     const run = await runTests(task, copy, options, 'oracle', dependencies)
     if (options.signal?.aborted) throw new HarnessFailure('oracle', `${task.id}: the oracle was cancelled`, { retryable: false })
     notes.push(describeRun(run))
     let outcome: ListedOutcome
+    const disarmed: string[] = []
     if (run.results !== null) {
       outcome = evaluateListed(run.results, task.metadata.FAIL_TO_PASS, task.metadata.PASS_TO_PASS)
+      disarmed.push(...checkCanaries(run.results, canaries, outcome.failToPass.passed + outcome.passToPass.passed > 0))
     } else if (run.timedOut) {
       notes.push(`${run.noResults}: counted as unsolved (every listed test failed)`)
       outcome = allFailing(task)
@@ -130,10 +153,11 @@ export async function runFixTests(task: GitFixTask, workspace: Workspace, option
       notes.push(`${run.noResults}; on the clean parent it reports, so the agent's changes stopped the tests from reporting: counted as unsolved`)
       outcome = allFailing(task)
     }
-    const solved = outcome.failing.length === 0 && outcome.failToPass.total > 0
+    const solved = disarmed.length === 0 && outcome.failing.length === 0 && outcome.failToPass.total > 0
     notes.push(
       `FAIL_TO_PASS ${outcome.failToPass.passed}/${outcome.failToPass.total}, PASS_TO_PASS ${outcome.passToPass.passed}/${outcome.passToPass.total}: ${solved ? 'solved' : 'unsolved'}`,
       ...outcome.failing.map((id) => `  not passing: ${id}`),
+      ...disarmed.map((problem) => `${ORACLE_DISARMED}: ${problem}; the report cannot be believed, so the run is unsolved`),
     )
     const header = notes.map((line) => `[task-outcome oracle] ${line}`).join('\n')
     return {
@@ -141,6 +165,7 @@ export async function runFixTests(task: GitFixTask, workspace: Workspace, option
       oracle: { failToPass: outcome.failToPass, passToPass: outcome.passToPass, failing: outcome.failing },
       stdout: run.stdout,
       stderr: `${header}\n${run.stderr}`,
+      integrityFlags: disarmed.length === 0 ? [] : [`${ORACLE_DISARMED}: ${disarmed[0]}${disarmed.length > 1 ? ` (and ${disarmed.length - 1} more)` : ''}`],
     }
   } finally {
     for (const copy of copies) await rm(copy, { recursive: true, force: true })

@@ -11,6 +11,12 @@ export interface OracleJudgement {
   /** The oracle's own output, kept beside the record. */
   readonly stdout: string
   readonly stderr: string
+  /**
+   * What the oracle itself caught (`oracle-disarmed: <why>` when a canary or
+   * the second channel showed the report cannot be believed; the run is then
+   * unsolved). Recorded in the run's `integrityFlags`.
+   */
+  readonly integrityFlags?: readonly string[]
 }
 
 /** What every oracle needs besides the task and the workspace. */

@@ -266,7 +266,7 @@ export function buildRecord(context: RunContext, trial: TrialResult, retries: Ha
     transcript,
     transcriptSha256: trial.agent.transcriptSha256,
     harnessRetries: retries,
-    integrityFlags: [...(trial.integrityFlags ?? [])],
+    integrityFlags: [...(trial.integrityFlags ?? []), ...(trial.judgement.integrityFlags ?? [])],
     ...(trial.skills === undefined ? {} : { skills: trial.skills }),
     startedAt: startedAt.toISOString(),
     finishedAt: finishedAt.toISOString(),
