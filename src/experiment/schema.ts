@@ -123,6 +123,42 @@ export const TaskSelectionSchema = z.strictObject({
   first: z.number().int().positive().optional(),
 })
 
+/** An α- or β-spending function: Lan–DeMets O'Brien–Fleming or Pocock, or Hwang–Shih–DeCani with parameter γ. */
+export const SpendingSchema = z.union([z.enum(['obrien-fleming', 'pocock']), z.strictObject({ gamma: z.number().finite() })])
+
+/**
+ * A pre-registered group-sequential design (docs/analysis.md): interim looks
+ * at fractions of the planned tasks (or task counts), each taken when every
+ * run of its tasks is recorded, in the plan's task order; efficacy boundaries
+ * of the exact signed-rank test from an α-spending function; optional
+ * non-binding futility. Part of the spec hash like every decision parameter.
+ */
+export const SequentialSchema = z
+  .strictObject({
+    /** Where the looks fall: fractions of the planned tasks (each in (0, 1], the last 1), or task counts (the last all of them). */
+    looks: z.array(z.number().positive()).min(1),
+    spending: SpendingSchema.default('obrien-fleming'),
+    /** Stop for futility at an interim look: by β-spending under the design effect, or when the conditional power falls below a level. */
+    futility: z
+      .union([
+        z.strictObject({ spending: SpendingSchema, beta: z.number().gt(0).lt(1).optional() }),
+        z.strictObject({ conditionalPower: z.number().gt(0).lt(1) }),
+      ])
+      .optional(),
+    /** Futility is non-binding: the efficacy boundaries are computed as if it never stopped, so ignoring it keeps α. */
+    binding: z.literal(false, { error: 'binding futility is not supported: the boundaries are computed as if futility never stopped (non-binding), so set binding: false or leave it out' }).default(false),
+  })
+  .superRefine((design, ctx) => {
+    const { looks } = design
+    const fractions = looks.every((look) => look <= 1)
+    looks.forEach((look, i) => {
+      if (i > 0 && !(look > looks[i - 1]!)) ctx.addIssue({ code: 'custom', path: ['looks', i], message: `looks must increase (${looks.join(', ')})` })
+      if (!fractions && !Number.isInteger(look)) ctx.addIssue({ code: 'custom', path: ['looks', i], message: `${look} is neither a fraction of the planned tasks (all looks ≤ 1) nor a task count (a whole number)` })
+    })
+    if (fractions && looks.at(-1) !== 1) ctx.addIssue({ code: 'custom', path: ['looks', looks.length - 1], message: 'the last look is at all the planned tasks: end the fractions with 1' })
+  })
+export type Sequential = z.infer<typeof SequentialSchema>
+
 /** The decision rule's parameters, fixed before the first run. */
 export const DecisionRuleSchema = z.strictObject({
   alpha: z.number().gt(0).lt(1).default(0.05),
@@ -133,6 +169,8 @@ export const DecisionRuleSchema = z.strictObject({
   /** Power analysis: the target power and the median reduction to detect. */
   power: z.number().gt(0).lt(1).default(0.8),
   effect: z.number().gt(0).lt(1).default(0.15),
+  /** A group-sequential design; absent: the fixed design (every planned run, one analysis). */
+  sequential: SequentialSchema.optional(),
 })
 export type DecisionRule = z.infer<typeof DecisionRuleSchema>
 
@@ -246,6 +284,13 @@ export const ExperimentSchema = z
   })
   .transform((spec, ctx) => {
     const output = spec.output ?? `bench/task_outcome/${spec.name}`
+    if (spec.decision.sequential !== undefined && (spec.skills !== undefined || Object.keys(spec.arms).length !== 2)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['decision', 'sequential'],
+        message: 'a sequential design compares one treatment with the control (two arms, no skill conditions): its boundaries are not Holm-adjusted over a family',
+      })
+    }
     if (spec.skills !== undefined) {
       const conditions = spec.skills.conditions
       for (const arm of Object.keys(spec.arms)) {
