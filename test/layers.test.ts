@@ -14,7 +14,7 @@ const root = path.resolve(import.meta.dirname, '..')
 const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   stats: [],
   experiment: ['stats'],
-  tasks: ['experiment'],
+  tasks: ['experiment', 'sandbox'],
   sandbox: [],
   workspace: ['tasks', 'sandbox'],
   'scripted-model': ['tasks'],

@@ -1,9 +1,9 @@
 import path from 'node:path'
 import { SpecError } from '../errors.ts'
 import type { AgentSpec } from '../experiment/schema.ts'
+import { runProcess, UNSANDBOXED_HOST, type ProcessResult } from '../sandbox/index.ts'
 import type { ScriptedModelOptions } from '../scripted-model/options.ts'
 import { priceSession, sumTokens, type PriceKey } from './pricing/price.ts'
-import { runAgentProcess, type AgentProcessResult } from './process.ts'
 import { startScriptedRun } from './scripted-run.ts'
 import { TranscriptWriter } from './transcript.ts'
 import type { Agent, AgentContext, AgentRunRequest, AgentRunResult, AgentStop } from './types.ts'
@@ -61,7 +61,7 @@ export interface CliLaunch<Context> {
 /** What `read` gets: the run, how its process ended, and the transcript's SHA-256. */
 export interface CliSession<Context> {
   readonly request: AgentRunRequest
-  readonly end: AgentProcessResult
+  readonly end: ProcessResult
   readonly transcriptSha256: string
   readonly context: Context
 }
@@ -111,7 +111,8 @@ export abstract class CliAgent<Options extends object, Context = undefined> impl
   /** Runs `--version`; a binary that does not run or prints no version is a `SpecError` naming it, before any run. */
   async version(env: Readonly<Record<string, string>>): Promise<string> {
     const command = this.command(this.versionArgs)
-    const result = await runAgentProcess({ ...command, cwd: process.cwd(), env: { ...env }, timeoutMs: 60_000 })
+    // A version probe runs on the host, before any run and outside any workspace.
+    const result = await runProcess(command, { cwd: process.cwd(), env: { ...env }, timeoutMs: 60_000, sandbox: UNSANDBOXED_HOST })
     const version = result.exitCode === 0 ? this.readVersion(result.stdout) : undefined
     if (version !== undefined) return version
     const said = (result.stderr || result.stdout).trim().slice(-500) || '(no output)'
@@ -133,15 +134,15 @@ export abstract class CliAgent<Options extends object, Context = undefined> impl
       const launch = await this.launch(request, scripted?.url)
       try {
         const transcript = new TranscriptWriter(request.transcriptPath)
-        const end = await runAgentProcess({
-          ...this.command(launch.args, launch.command),
+        const { file, args } = this.command(launch.args, launch.command)
+        const end = await runProcess({ file, args }, {
           cwd: request.workspace,
           env: launch.env,
           ...(launch.input === undefined ? {} : { input: launch.input }),
           timeoutMs: request.timeoutMs,
           ...(launch.killGraceMs === undefined ? {} : { killGraceMs: launch.killGraceMs }),
           ...(request.sandbox === undefined
-            ? {}
+            ? { sandbox: UNSANDBOXED_HOST }
             : { sandbox: request.sandbox, loopbackPorts: launch.loopbackPorts ?? [], ...(launch.readOnly === undefined ? {} : { readOnly: launch.readOnly }) }),
           ...(request.signal === undefined ? {} : { signal: request.signal }),
           onLine: (line) => transcript.line(line),

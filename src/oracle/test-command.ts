@@ -1,8 +1,7 @@
 import { mkdir, readFile, rm } from 'node:fs/promises'
 import path from 'node:path'
-import { execa } from 'execa'
 import { SpecError } from '../errors.ts'
-import { isolatedCommandLine, SANDBOX_HOST_PATH } from '../sandbox/index.ts'
+import { isolatedSandbox, runProcess, UNSANDBOXED_HOST } from '../sandbox/index.ts'
 import { dependencyMount, placeDependencies, type PreparedDependencies } from '../workspace/dependencies.ts'
 import { parseJUnit } from './junit/parse.ts'
 import type { JUnitResults } from './junit/results.ts'
@@ -100,20 +99,11 @@ export interface TestCommandRun {
   readonly durationMs: number
 }
 
-function killGroup(pid: number | undefined): void {
-  if (pid === undefined) return
-  try {
-    process.kill(-pid, 'SIGKILL')
-  } catch {
-    // Already gone.
-  }
-}
-
 /**
  * Runs the test command once and reads its JUnit report. The command runs in
- * its own process group, and the whole group is killed at the timeout (test
- * runners start workers that would otherwise outlive it) and when it ends
- * (nothing it left in the background survives). A missing, empty, malformed or
+ * its own process group through the one runner, and its whole tree is killed
+ * at the timeout (test runners start workers that would otherwise outlive it)
+ * and when it ends (nothing it left in the background survives). A missing, empty, malformed or
  * test-less report is "no results", with the reason; the caller decides
  * whether that is a harness failure.
  */
@@ -126,48 +116,32 @@ export async function runTestCommand(options: TestCommandOptions): Promise<TestC
   if (dependencies !== null) await placeDependencies(dependencies, options.cwd, options.sandbox === undefined ? 'link' : 'mount-point')
   const started = performance.now()
   const env = { ...testCommandEnv(options.home), ...(options.pathVariable === undefined ? {} : { PATH: options.pathVariable }) }
-  const line =
+  const sandbox =
     options.sandbox === undefined
-      ? { file: 'bash', args: ['-c', commandLine], cwd: options.cwd, env }
-      : {
-          ...isolatedCommandLine(
-            {
-              writable: [options.cwd, path.dirname(options.junitFile), options.home],
-              readOnly: options.sandbox.readOnly,
-              ...(dependencies === null ? {} : { mounts: [dependencyMount(dependencies, options.cwd)] }),
-            },
-            { file: '/bin/bash', args: ['-c', commandLine], cwd: options.cwd, env: { ...env, TMPDIR: '/tmp' } },
-          ),
-          cwd: '/',
-          env: { PATH: SANDBOX_HOST_PATH },
-        }
-  const child = execa(line.file, line.args, {
-    cwd: line.cwd,
-    env: line.env,
-    extendEnv: false,
-    reject: false,
-    detached: true,
-    stdin: 'ignore',
-    maxBuffer: 64 * 1024 * 1024,
-  })
-  let timedOut = false
-  const timer = setTimeout(() => {
-    timedOut = true
-    killGroup(child.pid)
-  }, options.timeoutMs)
-  const onAbort = () => killGroup(child.pid)
-  options.signal?.addEventListener('abort', onAbort, { once: true })
-  const result = await child
-  clearTimeout(timer)
-  options.signal?.removeEventListener('abort', onAbort)
-  killGroup(child.pid)
+      ? UNSANDBOXED_HOST
+      : isolatedSandbox({
+          writable: [options.cwd, path.dirname(options.junitFile), options.home],
+          readOnly: options.sandbox.readOnly,
+          ...(dependencies === null ? {} : { mounts: [dependencyMount(dependencies, options.cwd)] }),
+        })
+  const result = await runProcess(
+    { file: options.sandbox === undefined ? 'bash' : '/bin/bash', args: ['-c', commandLine] },
+    {
+      cwd: options.cwd,
+      env: options.sandbox === undefined ? env : { ...env, TMPDIR: '/tmp' },
+      timeoutMs: options.timeoutMs,
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+      sandbox,
+    },
+  )
+  const timedOut = result.timedOut
   const durationMs = performance.now() - started
   const base = {
     commandLine,
     exitCode: result.exitCode ?? null,
     timedOut,
-    stdout: String(result.stdout ?? ''),
-    stderr: String(result.stderr ?? ''),
+    stdout: result.stdout,
+    stderr: result.stderr,
     durationMs,
   }
   const ended = timedOut ? `timed out after ${options.timeoutMs} ms` : `exited ${result.exitCode ?? `on signal ${result.signal}`}`

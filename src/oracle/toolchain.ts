@@ -1,6 +1,7 @@
 import { existsSync, realpathSync, statSync } from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
-import { execa } from 'execa'
+import { runProcess, UNSANDBOXED_HOST } from '../sandbox/index.ts'
 
 /**
  * The oracle's toolchain: `node`, `python3` and `bash`, resolved by the
@@ -50,8 +51,8 @@ function find(name: string, dirs: readonly string[]): string | null {
 }
 
 async function firstLine(file: string, args: readonly string[], env: Record<string, string>): Promise<string | null> {
-  const result = await execa(file, args, { env, extendEnv: false, reject: false, stdin: 'ignore', timeout: 10_000 })
-  if (result.exitCode !== 0) return null
+  const result = await runProcess({ file, args }, { cwd: os.tmpdir(), env, timeoutMs: 10_000, sandbox: UNSANDBOXED_HOST }).catch(() => null)
+  if (result === null || result.exitCode !== 0) return null
   return `${result.stdout}\n${result.stderr}`.trim().split('\n')[0]?.trim() ?? null
 }
 

@@ -1,9 +1,9 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import path from 'node:path'
-import { execa } from 'execa'
 import { restoreProtected } from './protect.ts'
-import { isolatedCommandLine, SANDBOX_HOST_PATH } from '../sandbox/index.ts'
+import { isolatedSandbox, runProcess, UNSANDBOXED_HOST } from '../sandbox/index.ts'
 import type { FolderTask } from '../tasks/task.ts'
+import { copyFolder } from '../workspace/copy-folder.ts'
 import type { Workspace } from '../workspace/workspace.ts'
 import type { OracleOptions, OracleJudgement } from './judgement.ts'
 
@@ -24,7 +24,7 @@ export async function runVerifyScript(task: FolderTask, workspace: Workspace, op
   if (task.metadata.protect.length === 0) return verifyIn(task, workspace, options, '')
   const copy = await mkdtemp(path.join(options.scratchDir, 'verify-'))
   try {
-    await execa('cp', ['-a', `${workspace.dir}/.`, `${copy}/`], { stdin: 'ignore' })
+    await copyFolder(workspace.dir, copy)
     const restored = await restoreProtected(copy, task.startingDir, task.metadata.protect)
     const note = `[task-outcome oracle] verify.sh ran on a copy with the protected paths (${task.metadata.protect.join(', ')}) restored from starting/: ${restored.length === 0 ? 'none found' : restored.join(', ')}\n`
     return await verifyIn(task, { ...workspace, dir: copy, agentDir: copy, overlay: undefined }, options, note)
@@ -36,30 +36,18 @@ export async function runVerifyScript(task: FolderTask, workspace: Workspace, op
 async function verifyIn(task: FolderTask, workspace: Workspace, options: OracleOptions, note: string): Promise<OracleJudgement> {
   const env = { PATH: options.toolchain?.path ?? process.env.PATH ?? '/usr/bin:/bin', HOME: options.scratchDir, LANG: 'C.UTF-8' }
   const overlay = workspace.overlay
-  const line =
+  const sandbox =
     options.sandbox === undefined
-      ? { file: options.toolchain?.binaries.bash ?? 'bash', args: [task.verifyScript], cwd: workspace.dir, env }
-      : {
-          ...isolatedCommandLine(
-            {
-              writable: [options.scratchDir, ...(overlay === undefined ? [workspace.agentDir] : [])],
-              readOnly: [...options.sandbox.readOnly, task.verifyScript],
-              ...(overlay === undefined ? {} : { overlay: { pid: overlay.pid, target: overlay.layers.target } }),
-            },
-            { file: '/bin/bash', args: [task.verifyScript], cwd: workspace.agentDir, env },
-          ),
-          cwd: '/',
-          env: { PATH: SANDBOX_HOST_PATH },
-        }
-  const result = await execa(line.file, line.args, {
-    cwd: line.cwd,
-    env: line.env,
-    extendEnv: false,
-    reject: false,
-    timeout: options.timeoutMs,
-    cancelSignal: options.signal,
-    stdin: 'ignore',
-  })
+      ? UNSANDBOXED_HOST
+      : isolatedSandbox({
+          writable: [options.scratchDir, ...(overlay === undefined ? [workspace.agentDir] : [])],
+          readOnly: [...options.sandbox.readOnly, task.verifyScript],
+          ...(overlay === undefined ? {} : { overlay: { pid: overlay.pid, target: overlay.layers.target } }),
+        })
+  const result = await runProcess(
+    { file: options.sandbox === undefined ? (options.toolchain?.binaries.bash ?? 'bash') : '/bin/bash', args: [task.verifyScript] },
+    { cwd: options.sandbox === undefined ? workspace.dir : workspace.agentDir, env, timeoutMs: options.timeoutMs, ...(options.signal === undefined ? {} : { signal: options.signal }), sandbox },
+  )
   const verifyExit = result.timedOut ? VERIFY_TIMEOUT_EXIT : (result.exitCode ?? 1)
   return { solved: verifyExit === 0, oracle: { verifyExit }, stdout: result.stdout, stderr: `${note}${result.stderr}` }
 }

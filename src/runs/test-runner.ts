@@ -1,6 +1,6 @@
 import os from 'node:os'
-import { execa } from 'execa'
 import { testCommandEnv } from '../oracle/test-command.ts'
+import { runProcess, UNSANDBOXED_HOST } from '../sandbox/index.ts'
 import type { OracleToolchain } from '../oracle/toolchain.ts'
 import type { Task } from '../tasks/task.ts'
 import { preparedRunner, type PreparedDependencies } from '../workspace/dependencies.ts'
@@ -33,17 +33,17 @@ function pytestVersion(python: string, toolchain: OracleToolchain): Promise<stri
   const key = `${python}\0${toolchain.path}`
   let version = probed.get(key)
   if (version === undefined) {
-    version = execa(python, ['-m', 'pytest', '--version'], {
+    version = runProcess(
+      { file: python, args: ['-m', 'pytest', '--version'] },
       // The oracle's own environment (pyenv's shims need PYENV_ROOT), with its resolved PATH.
-      env: { ...testCommandEnv(os.tmpdir()), PATH: toolchain.path },
-      extendEnv: false,
-      reject: false,
-      stdin: 'ignore',
-      timeout: 30_000,
-    }).then((result) => {
-      const match = /pytest (\S+)/.exec(`${result.stdout}\n${result.stderr}`)
-      return result.exitCode === 0 && match !== null ? `pytest ${match[1]}` : null
-    })
+      { cwd: os.tmpdir(), env: { ...testCommandEnv(os.tmpdir()), PATH: toolchain.path }, timeoutMs: 30_000, sandbox: UNSANDBOXED_HOST },
+    ).then(
+      (result) => {
+        const match = /pytest (\S+)/.exec(`${result.stdout}\n${result.stderr}`)
+        return result.exitCode === 0 && match !== null ? `pytest ${match[1]}` : null
+      },
+      () => null,
+    )
     probed.set(key, version)
   }
   return version

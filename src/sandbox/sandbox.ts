@@ -2,6 +2,7 @@ import { commandInstallation } from './installation.ts'
 import { sandboxCommandLine, type SandboxedCommand } from './command.ts'
 import { SandboxNetwork } from './network.ts'
 import type { MountedOverlay } from './overlay.ts'
+import type { ProcessCommand, ProcessEnvironment, StartLine } from './process/environment.ts'
 import type { SandboxSpec } from './spec.ts'
 
 /** The PATH bwrap and nsenter are looked up on (the harness's own environment stays out of the sandbox). */
@@ -34,17 +35,11 @@ export interface RunSandboxOptions {
   readonly mounts?: SandboxSpec['mounts']
 }
 
-/** One process to run in the sandbox. */
-export interface SandboxProcess extends SandboxedCommand {
-  /** Harness loopback ports the process reaches at the same 127.0.0.1 port inside (a scripted model server). */
-  readonly loopbackPorts?: readonly number[]
-  /** More read-only paths for this process only. */
-  readonly readOnly?: readonly string[]
-  /** More writable folders for this process only. */
-  readonly writable?: readonly string[]
-  /** False: no network at all, not even the proxy (setup commands, oracles). Default true. */
-  readonly network?: boolean
-}
+/** One process to run in the sandbox (the runner's `ProcessCommand`). */
+export type SandboxProcess = ProcessCommand
+
+/** What `versions.sandbox`-style labels call a bubblewrap environment. */
+const BUBBLEWRAP = 'bubblewrap'
 
 /**
  * A run's sandbox: every process of the run (the agent CLI, its tools and
@@ -52,7 +47,9 @@ export interface SandboxProcess extends SandboxedCommand {
  * the run's overlay workspace and network, with the CLI's own installation
  * mounted read-only. One per run; `close()` when the run ends.
  */
-export class RunSandbox {
+export class RunSandbox implements ProcessEnvironment {
+  readonly label = BUBBLEWRAP
+
   readonly #options: RunSandboxOptions
   readonly #network: SandboxNetwork
 
@@ -85,6 +82,11 @@ export class RunSandbox {
     return { ...sandboxCommandLine(spec, { ...command, env }), env: { PATH: SANDBOX_HOST_PATH } }
   }
 
+  /** The runner's view: `commandLine`, started from `/` (the process's own working directory is set inside). */
+  async startLine(command: ProcessCommand): Promise<StartLine> {
+    return { ...(await this.commandLine(command)), cwd: '/' }
+  }
+
   /** What the sandbox refused so far. */
   get denials(): SandboxDenials {
     const network = this.#network.denials
@@ -106,4 +108,16 @@ export function isolatedCommandLine(spec: Omit<SandboxSpec, 'network'>, command:
     { ...spec, readOnly: [...spec.readOnly, ...commandInstallation(command.file, command.args)], network: 'none' },
     command,
   )
+}
+
+/**
+ * A one-off sandbox as a process environment (an oracle's test command,
+ * `verify.sh`, a dependency preparation): `isolatedCommandLine` for every
+ * process started in it, from `/`, with only the host PATH bwrap is found on.
+ */
+export function isolatedSandbox(spec: Omit<SandboxSpec, 'network'>): ProcessEnvironment {
+  return {
+    label: BUBBLEWRAP,
+    startLine: (command) => Promise.resolve({ ...isolatedCommandLine(spec, command), cwd: '/', env: { PATH: SANDBOX_HOST_PATH } }),
+  }
 }

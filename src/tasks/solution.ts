@@ -1,4 +1,4 @@
-import { execa } from 'execa'
+import { runProcess, UNSANDBOXED_HOST, type ProcessEnvironment } from '../sandbox/index.ts'
 import type { Task } from './task.ts'
 
 /**
@@ -36,24 +36,34 @@ export interface ApplySolutionOptions {
   readonly env?: Readonly<Record<string, string>>
   readonly timeoutMs?: number
   readonly signal?: AbortSignal
-  /** Turns the command into the one to start (the run's sandbox wraps it); absent: run as it is. */
-  readonly wrap?: (command: { file: string; args: string[]; cwd: string; env: Record<string, string> }) => Promise<{ file: string; args: string[]; cwd: string; env: Record<string, string> }>
+  /** Where it runs (the run's sandbox); absent: on the host, UNSANDBOXED (a scratch copy the harness owns). */
+  readonly sandbox?: ProcessEnvironment
+  /** Inside a sandbox: more read-only paths (the solution's own folder). */
+  readonly readOnly?: readonly string[]
+  /** Inside a sandbox: false for no network at all. */
+  readonly network?: boolean
 }
 
 /** Applies the solution in `cwd`; never throws for a failing script or patch (the caller decides what that means). */
 export async function applyReferenceSolution(solution: ReferenceSolution, options: ApplySolutionOptions): Promise<SolutionRun> {
   const [file, args] = solution.kind === 'script' ? ['bash', [solution.path]] : ['git', ['apply', '--whitespace=nowarn', solution.path]]
-  const command =
-    options.wrap === undefined
-      ? { file, args, cwd: options.cwd, env: options.env }
-      : await options.wrap({ file: file === 'bash' ? '/bin/bash' : '/usr/bin/git', args, cwd: options.cwd, env: { ...(options.env ?? {}) } })
-  const result = await execa(command.file, command.args, {
-    cwd: command.cwd,
-    ...(command.env === undefined ? {} : { env: { ...command.env }, extendEnv: false }),
-    ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
-    ...(options.signal === undefined ? {} : { cancelSignal: options.signal }),
-    reject: false,
-    all: true,
-  })
-  return { exitCode: result.exitCode, timedOut: result.timedOut, output: String(result.all ?? '') }
+  const sandboxed = options.sandbox !== undefined
+  const result = await runProcess(
+    { file: sandboxed ? (file === 'bash' ? '/bin/bash' : '/usr/bin/git') : file, args },
+    {
+      cwd: options.cwd,
+      env: options.env ?? hostEnv(),
+      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+      sandbox: options.sandbox ?? UNSANDBOXED_HOST,
+      ...(options.readOnly === undefined ? {} : { readOnly: options.readOnly }),
+      ...(options.network === undefined ? {} : { network: options.network }),
+    },
+  )
+  return { exitCode: result.exitCode ?? undefined, timedOut: result.timedOut, output: result.all }
+}
+
+/** The harness's own environment, for a solution applied without one given. */
+function hostEnv(): Record<string, string> {
+  return Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined))
 }

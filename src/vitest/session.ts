@@ -1,8 +1,7 @@
-import { spawn } from 'node:child_process'
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { randomUUID } from 'node:crypto'
 import path from 'node:path'
-import { SESSION_VARIABLE } from '../agents/process.ts'
+import { SESSION_VARIABLE, startDaemon } from '../sandbox/index.ts'
 import { defaultWorkspaceRoot } from '../workspace/index.ts'
 
 /**
@@ -113,11 +112,6 @@ export function startSession(): { session: Session; removedStale: string[] } {
   delete env[SESSION_VARIABLE]
   delete env[SESSION_DIR_VARIABLE]
   delete env.TASK_OUTCOME_SESSION_PID
-  const watchdog = spawn(process.execPath, [WATCHDOG, String(process.pid), owner.start, SESSION_VARIABLE, id, dir], {
-    detached: true,
-    stdio: 'ignore',
-    env,
-  })
-  watchdog.unref()
+  startDaemon(process.execPath, [WATCHDOG, String(process.pid), owner.start, SESSION_VARIABLE, id, dir], env)
   return { session: { id, dir }, removedStale }
 }

@@ -3,9 +3,8 @@ import { existsSync } from 'node:fs'
 import { lstat, mkdir, mkdtemp, readdir, readFile, readlink, realpath, rename, rm, symlink, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import { execa } from 'execa'
 import { HarnessFailure } from '../errors.ts'
-import { isolatedCommandLine, probeSandbox, SANDBOX_HOST_PATH, toolchainMounts } from '../sandbox/index.ts'
+import { isolatedSandbox, probeSandbox, runProcess, SANDBOX_HOST_PATH, toolchainMounts, UNSANDBOXED_HOST } from '../sandbox/index.ts'
 import type { Task } from '../tasks/task.ts'
 import { parentTemplate, templateRoot } from './template.ts'
 import { discardPublished } from './discard.ts'
@@ -133,19 +132,18 @@ async function runPrepare(recipe: DependencyRecipe, building: string, options: P
     npm_config_fund: 'false',
   }
   const sandboxed = options.sandboxed ?? (await probeSandbox().then(() => true, () => false))
-  const command = { file: '/bin/bash', args: ['-c', recipe.prepare], cwd: project, env: sandboxed ? { ...env, TMPDIR: '/tmp' } : env }
-  const line = sandboxed
-    ? {
-        ...isolatedCommandLine({ writable: [building], readOnly: [...toolchainMounts(pathVariable, [root(options)]), ...(existsSync(cache) ? [cache] : [])] }, command),
-        env: { PATH: SANDBOX_HOST_PATH },
-      }
-    : { file: 'bash', args: ['-c', recipe.prepare], env }
-  const result = await execa(line.file, line.args, { cwd: sandboxed ? '/' : project, env: line.env, extendEnv: false, reject: false, all: true, stdin: 'ignore', timeout: options.timeoutMs ?? 600_000 })
+  const sandbox = sandboxed
+    ? isolatedSandbox({ writable: [building], readOnly: [...toolchainMounts(pathVariable, [root(options)]), ...(existsSync(cache) ? [cache] : [])] })
+    : UNSANDBOXED_HOST
+  const result = await runProcess(
+    { file: sandboxed ? '/bin/bash' : 'bash', args: ['-c', recipe.prepare] },
+    { cwd: project, env: sandboxed ? { ...env, TMPDIR: '/tmp' } : env, timeoutMs: options.timeoutMs ?? 600_000, sandbox },
+  )
   if (result.exitCode !== 0 || result.timedOut) {
     throw new HarnessFailure(
       'setup',
       `${options.where}: preparing ${recipe.mount} with \`${recipe.prepare}\` ${result.timedOut ? 'timed out' : `exited ${result.exitCode}`} ` +
-        `(it runs without network: an npm lockfile needs "resolved" and "integrity" for every package, and npm's cache ${cache} the tarballs): ${String(result.all ?? '').slice(-1500)}`,
+        `(it runs without network: an npm lockfile needs "resolved" and "integrity" for every package, and npm's cache ${cache} the tarballs): ${result.all.slice(-1500)}`,
       { retryable: false },
     )
   }

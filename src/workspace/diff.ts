@@ -1,8 +1,8 @@
 import { chmod, copyFile, mkdir, mkdtemp, readlink, rm, symlink, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import { execa } from 'execa'
 import { baseContent, type Change, type Snapshot, type WorkspaceTrees } from './changes.ts'
+import { runProcess, UNSANDBOXED_HOST } from '../sandbox/index.ts'
 
 /**
  * The unified diff of the agent's changes, made by the harness: the before
@@ -47,19 +47,22 @@ export async function diffChanges(trees: WorkspaceTrees, snapshot: Snapshot, cha
         await place(after, change.path, (target) => symlink(linkTarget, target))
       }
     }
-    const result = await execa('git', ['diff', '--no-index', '--no-prefix', '--binary', '--no-renames', '--no-ext-diff', '--no-textconv', '--no-color', '--', 'a', 'b'], {
-      cwd: scratch,
-      env: {
-        PATH: process.env.PATH ?? '/usr/bin:/bin',
-        HOME: scratch,
-        GIT_CONFIG_NOSYSTEM: '1',
-        GIT_CONFIG_GLOBAL: '/dev/null',
-        GIT_CEILING_DIRECTORIES: path.dirname(scratch),
+    // The harness's own git on its own scratch copies (never the agent's tree), on the host.
+    const result = await runProcess(
+      { file: 'git', args: ['diff', '--no-index', '--no-prefix', '--binary', '--no-renames', '--no-ext-diff', '--no-textconv', '--no-color', '--', 'a', 'b'] },
+      {
+        cwd: scratch,
+        env: {
+          PATH: process.env.PATH ?? '/usr/bin:/bin',
+          HOME: scratch,
+          GIT_CONFIG_NOSYSTEM: '1',
+          GIT_CONFIG_GLOBAL: '/dev/null',
+          GIT_CEILING_DIRECTORIES: path.dirname(scratch),
+        },
+        stripFinalNewline: false,
+        sandbox: UNSANDBOXED_HOST,
       },
-      extendEnv: false,
-      reject: false,
-      stripFinalNewline: false,
-    })
+    )
     if (result.exitCode !== 0 && result.exitCode !== 1) throw new Error(`git diff --no-index failed (exit ${result.exitCode}): ${result.stderr}`)
     // The folders are named a and b, so --no-prefix gives the usual a/ b/ paths; an added or deleted file's
     // header names one folder twice (`diff --git b/x b/x`): make it `a/x b/x` like every other.

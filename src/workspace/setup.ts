@@ -1,9 +1,8 @@
 import { cp, mkdir } from 'node:fs/promises'
 import path from 'node:path'
-import { execa } from 'execa'
 import { HarnessFailure, SpecError } from '../errors.ts'
 import type { ArmSetup } from '../experiment/schema.ts'
-import type { RunSandbox } from '../sandbox/index.ts'
+import { runProcess, UNSANDBOXED_HOST, type RunSandbox } from '../sandbox/index.ts'
 
 /** What arm setup needs besides the arm's own spec. */
 export interface ArmSetupContext {
@@ -42,25 +41,19 @@ export async function applyArmSetup(arm: string, setup: ArmSetup, context: ArmSe
     await cp(path.resolve(context.experimentDir, source), target, { recursive: true })
   }
   for (const command of setup.commands) {
-    const line =
-      context.sandbox === undefined
-        ? { file: 'bash', args: ['-c', command], cwd: context.workspace, env: context.env }
-        : {
-            ...(await context.sandbox.commandLine({ file: '/bin/bash', args: ['-c', command], cwd: context.agentWorkspace ?? context.workspace, env: context.env })),
-            cwd: '/',
-          }
-    const result = await execa(line.file, line.args, {
-      cwd: line.cwd,
-      env: line.env,
-      extendEnv: false,
-      reject: false,
-      timeout: context.timeoutMs,
-      all: true,
-    })
+    const result = await runProcess(
+      { file: context.sandbox === undefined ? 'bash' : '/bin/bash', args: ['-c', command] },
+      {
+        cwd: context.sandbox === undefined ? context.workspace : (context.agentWorkspace ?? context.workspace),
+        env: context.env,
+        timeoutMs: context.timeoutMs,
+        sandbox: context.sandbox ?? UNSANDBOXED_HOST,
+      },
+    )
     if (result.exitCode !== 0 || result.timedOut) {
       throw new HarnessFailure(
         'setup',
-        `arm ${arm}: setup command \`${command}\` ${result.timedOut ? 'timed out' : `exited ${result.exitCode}`}: ${String(result.all ?? '').slice(-1500)}`,
+        `arm ${arm}: setup command \`${command}\` ${result.timedOut ? 'timed out' : `exited ${result.exitCode}`}: ${result.all.slice(-1500)}`,
       )
     }
   }

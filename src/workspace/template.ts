@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import { cp, lstat, mkdir, mkdtemp, readdir, readFile, readlink, realpath, rename, rm, stat } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import { execa } from 'execa'
+import { copyFolder } from './copy-folder.ts'
 import { commitAll, harnessGit } from './git.ts'
 import { StatSeal } from './stat-seal.ts'
 import { checkoutTree, openRepository, resolveCommit, type OpenRepository } from './repository.ts'
@@ -163,8 +163,7 @@ export async function parentTemplate(repo: string, base: string, options: Templa
  * shares blocks with the template where the file system can (reflinks).
  */
 export async function copyTemplate(template: string, dest: string): Promise<void> {
-  const flags = process.platform === 'linux' ? ['-a', '--reflink=auto'] : ['-a']
-  await execa('cp', [...flags, `${template}/.`, `${dest}/`], { stdin: 'ignore' })
+  await copyFolder(template, dest)
 }
 
 /** Removes a template (tests and benchmarks clean up after themselves). */

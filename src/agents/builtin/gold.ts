@@ -30,9 +30,7 @@ export class GoldAgent implements Agent {
       timeoutMs: request.timeoutMs,
       signal: request.signal,
       // Sandboxed, the solution is applied inside the run's sandbox like any agent's edit, seeing its own folder read-only.
-      ...(sandbox === undefined
-        ? {}
-        : { wrap: async (command) => ({ ...(await sandbox.commandLine({ ...command, network: false, readOnly: [path.dirname(solution.path)] })), cwd: '/' }) }),
+      ...(sandbox === undefined ? {} : { sandbox, network: false, readOnly: [path.dirname(solution.path)] }),
     })
     if (result.timedOut) return builtinResult('timeout', started)
     if (result.exitCode !== 0) {

@@ -8,9 +8,8 @@ import { CliAgent, pricedResult, type CliLaunch, type CliSession } from '../cli-
 import { parseAdapterOptions } from '../options.ts'
 import { modelPrice, type PriceKey } from '../pricing/price.ts'
 import { pricedAgentVersion } from '../pricing/version.ts'
-import { packageClosure } from '../../sandbox/index.ts'
+import { packageClosure, runProcess, UNSANDBOXED_HOST } from '../../sandbox/index.ts'
 import { resolveAgentPackage } from '../packages.ts'
-import { runAgentProcess } from '../process.ts'
 import { loopbackPorts, SCRIPTED_MODEL_KEY } from '../scripted-run.ts'
 import type { AgentContext, AgentRunRequest, AgentRunResult } from '../types.ts'
 import { classifyCursorSession, CURSOR_MIN_NODE, nodeTooOld } from './classify.ts'
@@ -75,7 +74,7 @@ export class CursorAgent extends CliAgent<CursorOptions, { readonly nodeVersion:
 
   async #nodeVersion(env: Readonly<Record<string, string>>): Promise<string> {
     if (this.options.node === undefined) return process.versions.node
-    const result = await runAgentProcess({ file: this.options.node, args: ['--version'], cwd: process.cwd(), env, timeoutMs: 30_000 })
+    const result = await runProcess({ file: this.options.node, args: ['--version'] }, { cwd: process.cwd(), env, timeoutMs: 30_000, sandbox: UNSANDBOXED_HOST })
     if (result.exitCode !== 0) throw new SpecError(`agent.options.node "${this.options.node}" does not run: ${result.stderr.trim().slice(-300)}`)
     return result.stdout.trim().replace(/^v/, '')
   }

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { ClaudeCodeAgent } from '../../../src/agents/claude-code/agent.ts'
-import { processGroupAlive } from '../../../src/agents/process.ts'
+import { processGroupAlive } from '../../../src/sandbox/index.ts'
 import { claudeSpec, makeSandbox, put, type Sandbox } from './session-helpers.ts'
 import { alive } from '../../helpers/alive.ts'
 

@@ -1,0 +1,88 @@
+import { readdirSync, readFileSync } from 'node:fs'
+import { RUN_TAG_VARIABLE } from './tags.ts'
+
+/**
+ * A run's process tree as Linux shows it: the members of its process group
+ * and every process whose environment carries the run's tag (a descendant
+ * that left the group with `setsid`, as Claude Code's hooks do). Only a
+ * process that wipes its environment escapes the tag.
+ */
+
+interface ProcessInfo {
+  readonly pid: number
+  readonly pgid: number
+  readonly zombie: boolean
+}
+
+/** Linux: every process, from /proc. Null where /proc is unavailable. */
+function listProcesses(): ProcessInfo[] | null {
+  let entries: string[]
+  try {
+    entries = readdirSync('/proc')
+  } catch {
+    return null
+  }
+  const processes: ProcessInfo[] = []
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
+      // Fields after the command name (which may hold spaces and parentheses): state ppid pgrp ...
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      processes.push({ pid: Number(entry), pgid: Number(fields[2]), zombie: fields[0] === 'Z' || fields[0] === 'X' })
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return processes
+}
+
+function carriesTag(pid: number, tag: string): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(`${RUN_TAG_VARIABLE}=${tag}`)
+  } catch {
+    return false
+  }
+}
+
+/**
+ * The live (non-zombie) processes of a run: members of its process group and,
+ * given its tag, any process whose environment carries it. Zombies do not
+ * count (a container's init may never reap them, and they hold nothing).
+ * Null where /proc is unavailable.
+ */
+export function liveRunProcesses(pgid: number, tag?: string): number[] | null {
+  const processes = listProcesses()
+  if (processes === null) return null
+  return processes
+    .filter((info) => !info.zombie && info.pid !== process.pid && (info.pgid === pgid || (tag !== undefined && carriesTag(info.pid, tag))))
+    .map((info) => info.pid)
+}
+
+/** True while any process of group `pgid` (or, given `tag`, carrying the run's tag) is alive. */
+export function processGroupAlive(pgid: number, tag?: string): boolean {
+  const live = liveRunProcesses(pgid, tag)
+  if (live !== null) return live.length > 0
+  try {
+    process.kill(-pgid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Sends `signal` to group `pgid` and to every live process carrying `tag`. */
+export function signalRun(pgid: number, tag: string | undefined, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pgid, signal)
+  } catch {
+    // ESRCH: the group is already gone.
+  }
+  for (const pid of liveRunProcesses(pgid, tag) ?? []) {
+    try {
+      process.kill(pid, signal)
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+}
