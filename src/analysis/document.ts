@@ -12,6 +12,7 @@ import type { SkillCheck } from './skill-checks.ts'
 import { claim, exploratorySentence, floorSentence, noVerdictSentences, verdictSentence } from './sentences.ts'
 import { listSkillChecks } from './skill-checks.ts'
 import { PILOT_MIN_TASKS } from './comparison.ts'
+import { adjustedSentence, designSentence, outcomeSentence } from './sequential-text.ts'
 
 /** A piece of a readable report; rendered as Markdown (report.md, the CLI) or HTML (report.html). */
 export type Block =
@@ -335,7 +336,7 @@ export function reportDocument(report: AnalysisReport, options: DocumentOptions 
   blocks.push(...labelBlocks(report))
   if (!report.complete) {
     blocks.push({ kind: 'verdict', verdict: 'no verdict', text: noVerdictSentences(report).join(' ') })
-    return [...blocks, ...missingBlocks(report), ...dataBlocks(report), ...sandboxBlocks(report), ...integrityBlocks(report), ...provenanceBlocks(report), ...contaminationBlocks(report), ...changeLogBlocks(report)]
+    return [...blocks, ...sequentialBlocks(report), ...missingBlocks(report), ...dataBlocks(report), ...sandboxBlocks(report), ...integrityBlocks(report), ...provenanceBlocks(report), ...contaminationBlocks(report), ...changeLogBlocks(report)]
   }
   const several = report.comparisons.length > 1
   if (several) {
@@ -363,6 +364,7 @@ export function reportDocument(report: AnalysisReport, options: DocumentOptions 
   for (const comparison of report.comparisons) blocks.push(...comparisonBlocks(report, comparison, several, options))
   return [
     ...blocks,
+    ...sequentialBlocks(report),
     ...skillCheckBlocks(report),
     ...secondaryBlocks(report),
     ...dataBlocks(report),
@@ -444,5 +446,32 @@ function sandboxBlocks(report: AnalysisReport): Block[] {
     { kind: 'heading', level: 2, text: 'Sandbox' },
     { kind: 'paragraph', text: first },
     ...(rest.length === 0 ? [] : [{ kind: 'paragraph' as const, text: rest[0]! }, { kind: 'list' as const, items: runs }]),
+  ]
+}
+
+/** A sequential design: its looks, which stopped it, the adjusted p and the repeated interval. */
+function sequentialBlocks(report: AnalysisReport): Block[] {
+  const analysis = report.sequential
+  if (analysis === null) return []
+  const adjusted = adjustedSentence(analysis)
+  return [
+    { kind: 'heading', level: 2, text: 'Sequential design' },
+    { kind: 'paragraph', text: `${designSentence(analysis)}. ${outcomeSentence(analysis)}.${adjusted === null ? '' : ` ${adjusted}.`}` },
+    {
+      kind: 'table',
+      header: ['look', 'tasks', 'V', 'p', 'boundary (V ≤)', 'nominal level', 'α spent / allowed', 'repeated interval', 'solved', 'action'],
+      rows: analysis.looks.map((look) => [
+        `${look.look} of ${look.of}`,
+        String(look.tasks),
+        formatNumber(look.statistic, 1),
+        formatP(look.p),
+        look.critical === null ? 'none' : formatNumber(look.critical, 1),
+        formatP(look.nominalLevel),
+        `${formatP(look.spent)} / ${formatP(look.allowed)}${look.method === 'monte carlo' ? ` (MC ±${formatP(look.error)})` : ''}`,
+        `${formatNumber(look.interval.confidence * 100, 1)}%: ${formatPercent(look.interval.ci[0])} to ${formatPercent(look.interval.ci[1])}`,
+        `${look.solved.treatment} vs ${look.solved.control}`,
+        look.action,
+      ]),
+    },
   ]
 }

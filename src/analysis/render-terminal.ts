@@ -7,6 +7,7 @@ import { integritySentences } from './integrity-summary.ts'
 import { sandboxSentences } from './sandbox-summary.ts'
 import { noVerdictSentences, verdictSentence } from './sentences.ts'
 import { listSkillChecks } from './skill-checks.ts'
+import { sequentialLines } from './sequential-text.ts'
 
 /** (task, arm) pairs with missing runs listed in the terminal; report.json lists all. */
 const MISSING_SHOWN = 5
@@ -45,6 +46,7 @@ export function verdictBlock(report: AnalysisReport): string {
   const stage = reportStageLabel(report)
   const lines = [`  verdict: ${report.decision.verdict}${stage === null ? '' : `  [${stage.tag}: ${stage.text}]`}`]
   for (const label of analysisLabels(report)) lines.push(`  ${label.tag}: ${label.text}`)
+  if (report.sequential !== null) lines.push(...sequentialLines(report.sequential).map((line, i) => `${i < 2 ? '  ' : '    '}${line}`))
   if (!report.complete) {
     lines.push(...noVerdictSentences(report).map((sentence) => `  ${sentence}`))
     const shown = report.missingRuns.slice(0, MISSING_SHOWN)

@@ -13,6 +13,7 @@ import { analysedArms, type AnalysisSettings, type Contamination, type EarlierSp
 import { checkRecords, summariseTaskArms } from './task-summary.ts'
 import { skillChecks, type SkillChecks } from './skill-checks.ts'
 import { provenance, type Provenance } from './provenance.ts'
+import { sequentialAnalysis, type SequentialAnalysis } from './sequential.ts'
 
 /** Which analysis a report is: the pre-registered one, or an exploratory look that departs from it (and says how). */
 export interface AnalysisKind {
@@ -113,6 +114,12 @@ export interface AnalysisReport {
   readonly sandbox: SandboxSummary
   /** Runs whose change carries integrity flags (test-disarming patterns): listed, not judged. */
   readonly integrity: IntegritySummary
+  /**
+   * A pre-registered sequential design: every look taken, the one that stopped it and why, the adjusted p and the
+   * repeated interval; the verdict and the statistics above rest on the tasks of the last look taken. Null for a
+   * fixed design.
+   */
+  readonly sequential: SequentialAnalysis | null
 }
 
 function checkSettings(settings: AnalysisSettings): void {
@@ -131,11 +138,16 @@ function checkSettings(settings: AnalysisSettings): void {
  * power. Pure: the same records and settings give the same report. Records
  * of arms not analysed are ignored.
  */
-export function analyzeRuns(records: readonly RecordedRun[], settings: AnalysisSettings, expected: readonly RunIdentity[]): AnalysisReport {
+export function analyzeRuns(allRecords: readonly RecordedRun[], settings: AnalysisSettings, allExpected: readonly RunIdentity[]): AnalysisReport {
   checkSettings(settings)
-  checkRecords(records, settings)
+  checkRecords(allRecords, settings)
   const arms = analysedArms(settings)
   const armSet = new Set(arms)
+  const sequential = settings.sequential != null && settings.treatments.length === 1 ? sequentialAnalysis(allRecords, settings, allExpected, settings.treatments[0]!) : null
+  // Stopped early: the design is complete at the stopping look; later tasks' runs were never meant to run.
+  const analysedTasks = sequential?.stoppedAt != null ? new Set(sequential.analysedTasks) : null
+  const expected = analysedTasks === null ? allExpected : allExpected.filter((run) => analysedTasks.has(run.task))
+  const records = analysedTasks === null ? allRecords : allRecords.filter((record) => analysedTasks.has(record.task))
   const expectedHere = expected.filter((run) => armSet.has(run.arm))
   const completeness = checkCompleteness(records, expectedHere, arms)
   const taskCount = new Set(expectedHere.map((run) => run.task)).size
@@ -209,6 +221,7 @@ export function analyzeRuns(records: readonly RecordedRun[], settings: AnalysisS
       earlierSpecs: preregistration.earlierSpecs,
       contamination: preregistration.contamination,
       promptAllowances: preregistration.promptAllowances,
+      sequential,
     }
   }
 
@@ -227,7 +240,7 @@ export function analyzeRuns(records: readonly RecordedRun[], settings: AnalysisS
       mcnemar: comparison.mcnemar,
       effect: comparison.effect,
       hodgesLehmann: comparison.hodgesLehmann,
-      decision: decide({
+      decision: sequential !== null && sequential.pendingLook === null ? sequentialDecision(sequential) : decide({
         p: pAdjusted,
         alpha: settings.alpha,
         intervalUpper: comparison.effect.ci95[1],
@@ -265,5 +278,22 @@ export function analyzeRuns(records: readonly RecordedRun[], settings: AnalysisS
     earlierSpecs: preregistration.earlierSpecs,
     contamination: preregistration.contamination,
     promptAllowances: preregistration.promptAllowances,
+    sequential,
   }
+}
+
+/**
+ * The decision at the look that decided: the exact sequential boundary in place of p < α (its nominal level is
+ * the criterion's α), the repeated interval in place of the fixed 95% one, the solve-rate margin as before.
+ * Supported only by an efficacy stop or by the last look meeting all three.
+ */
+function sequentialDecision(sequential: SequentialAnalysis): Decision {
+  const look = sequential.looks.at(-1)!
+  const criteria = {
+    wilcoxon: { p: look.p, alpha: look.nominalLevel, met: look.crossed },
+    interval: { upper: look.interval.ci[1], met: look.interval.ci[1] < 0 },
+    solved: look.solved,
+  }
+  const supported = look.action === 'efficacy' || (look.action === 'final' && criteria.wilcoxon.met && criteria.interval.met && criteria.solved.met)
+  return { verdict: supported ? 'supported' : 'not supported', supported, criteria }
 }

@@ -1,4 +1,4 @@
-import { DecisionRuleSchema, StageSchema, type ChangeLogEntry, type Experiment } from '../experiment/schema.ts'
+import { DecisionRuleSchema, StageSchema, type ChangeLogEntry, type Experiment, type Sequential } from '../experiment/schema.ts'
 import type { z } from 'zod'
 
 /** What the experiment is for (a pilot's report is labelled as one). */
@@ -39,6 +39,8 @@ export interface AnalysisSettings {
   /** Power analysis: target power and the median relative reduction to detect. */
   readonly power: number
   readonly effect: number
+  /** A pre-registered group-sequential design (null or absent: the fixed design). */
+  readonly sequential?: Sequential | null
   /** The pre-registration's change log, printed in every report (none when absent). */
   readonly changeLog?: readonly ChangeLogEntry[]
   /** Runs recorded under earlier spec hashes: kept, counted in the report, never analysed with these. */
@@ -101,6 +103,7 @@ export function settingsFromExperiment(experiment: Experiment): AnalysisSettings
     power: decision.power,
     effect: decision.effect,
     changeLog: experiment.preregistration?.changes ?? [],
+    sequential: decision.sequential ?? null,
   }
 }
 

@@ -145,7 +145,7 @@ export interface NormalBoundaries {
  */
 export function normalBoundaries(fractions: readonly number[], alpha: number, spending: SpendingFunction): NormalBoundaries {
   checkFractions(fractions)
-  const cumulative = fractions.map((t, k) => (k === fractions.length - 1 && t === 1 ? alpha : spentAlpha(spending, alpha, t)))
+  const cumulative = fractions.map((t) => spentAlpha(spending, alpha, t))
   const upper: number[] = []
   let stage: Stage | null = null
   let previousT = 0

@@ -266,7 +266,8 @@ export function sequentialSignedRank(input: SequentialSignedRankInput): SignedRa
   for (let k = 0; k < looks.length && looks[k]! <= differences.length; k++) {
     const look = lookWeights(differences, looks[k]!)
     weights.push(look)
-    const allowed = k === looks.length - 1 ? alpha : spentAlpha(spending, alpha, fractions[k]!)
+    // By the fraction, not by position: a caller may pass only the looks taken so far.
+    const allowed = spentAlpha(spending, alpha, fractions[k]!)
     const budget = (allowed - spent) * (1 + 1e-12)
     // No boundary can lie above the marginal one at the cumulative level (the earlier looks' events only remove mass).
     const ceiling = marginalQuantile(look, allowed * (1 + 1e-12))
