@@ -9,8 +9,9 @@ import type { Workspace } from '../workspace/workspace.ts'
 import { evaluateListed, type ListedOutcome } from './junit/outcome.ts'
 import { runTestCommand, type TestCommandRun } from './test-command.ts'
 import { checkCanaries, ORACLE_DISARMED } from './canaries/check.ts'
-import { canaryFramework } from './canaries/framework.ts'
+import { canaryFramework, type CanaryFramework } from './canaries/framework.ts'
 import { layCanaries, type Canary } from './canaries/lay.ts'
+import { compareChannels, readSecondChannel, withSecondChannel } from './second-channel.ts'
 import type { OracleOptions, OracleJudgement } from './judgement.ts'
 
 /** The git-fix oracle's judgement: its `oracle` is always the tests' counts and failing ids. */
@@ -53,10 +54,14 @@ function runnerFiles(task: GitFixTask): string[] {
   return runnerTestFiles(task.metadata.test_files, task.metadata.test_globs ?? DEFAULT_TEST_GLOBS)
 }
 
+function frameworkOf(task: GitFixTask): CanaryFramework | null {
+  return canaryFramework(task.metadata.test_command, runnerFiles(task))
+}
+
 /** Appends this run's canaries to the test files the runner is given (none when the framework is not one the oracle knows). */
 async function canariesFor(task: GitFixTask, copy: string, notes: string[]): Promise<Canary[]> {
   const files = runnerFiles(task)
-  const framework = canaryFramework(task.metadata.test_command, files)
+  const framework = frameworkOf(task)
   if (framework === null) {
     notes.push('no canaries: the test command runs none of node --test, Vitest or pytest')
     return []
@@ -66,10 +71,10 @@ async function canariesFor(task: GitFixTask, copy: string, notes: string[]): Pro
   return canaries
 }
 
-function runTests(task: GitFixTask, copy: string, options: OracleOptions, label: string, dependencies: PreparedDependencies | null): Promise<TestCommandRun> {
+function runTests(task: GitFixTask, copy: string, options: OracleOptions, label: string, dependencies: PreparedDependencies | null, framework: CanaryFramework | null = null): Promise<TestCommandRun> {
   return runTestCommand({
     dependencies,
-    command: task.metadata.test_command,
+    command: framework === null ? task.metadata.test_command : withSecondChannel(framework, task.metadata.test_command),
     cwd: copy,
     testFiles: runnerFiles(task),
     junitFile: path.join(options.scratchDir, `${label}-junit.xml`),
@@ -128,7 +133,8 @@ export async function runFixTests(task: GitFixTask, workspace: Workspace, option
     const copy = await prepareCopy(task, options.scratchDir, 'oracle', { dir: workspace.dir, files: taken })
     copies.push(copy)
     const canaries = await canariesFor(task, copy, notes)
-    const run = await runTests(task, copy, options, 'oracle', dependencies)
+    const framework = frameworkOf(task)
+    const run = await runTests(task, copy, options, 'oracle', dependencies, framework)
     if (options.signal?.aborted) throw new HarnessFailure('oracle', `${task.id}: the oracle was cancelled`, { retryable: false })
     notes.push(describeRun(run))
     let outcome: ListedOutcome
@@ -136,6 +142,10 @@ export async function runFixTests(task: GitFixTask, workspace: Workspace, option
     if (run.results !== null) {
       outcome = evaluateListed(run.results, task.metadata.FAIL_TO_PASS, task.metadata.PASS_TO_PASS)
       disarmed.push(...checkCanaries(run.results, canaries, outcome.failToPass.passed + outcome.passToPass.passed > 0))
+      if (framework !== null) {
+        const channel = readSecondChannel(framework, run, copy)
+        disarmed.push(...compareChannels(run.results, channel, [...task.metadata.FAIL_TO_PASS, ...task.metadata.PASS_TO_PASS], run.exitCode))
+      }
     } else if (run.timedOut) {
       notes.push(`${run.noResults}: counted as unsolved (every listed test failed)`)
       outcome = allFailing(task)

@@ -1,4 +1,4 @@
-import { mkdir, readFile, rm } from 'node:fs/promises'
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { SpecError } from '../errors.ts'
 import { isolatedSandbox, runProcess, UNSANDBOXED_HOST } from '../sandbox/index.ts'
@@ -77,7 +77,7 @@ export interface TestCommandOptions {
   /** HOME for the command (a scratch folder). */
   readonly home: string
   readonly signal?: AbortSignal
-  /** Run inside a sandbox without network that sees `cwd`, the report's folder, `home` and these read-only folders. */
+  /** Run inside a sandbox without network that sees `cwd`, the report (bound as a file), `home` and these read-only folders. */
   readonly sandbox?: { readonly readOnly: readonly string[] }
   /** The PATH the command gets (the oracle's resolved toolchain); default: the host's. */
   readonly pathVariable?: string
@@ -110,6 +110,9 @@ export interface TestCommandRun {
 export async function runTestCommand(options: TestCommandOptions): Promise<TestCommandRun> {
   await rm(options.junitFile, { force: true })
   await mkdir(path.dirname(options.junitFile), { recursive: true })
+  // In a sandbox the report is bound as a file of its own: the runner writes into it, but nothing in the test
+  // process can rename another file over it or unlink it (a mount point), and its folder is not visible.
+  await writeFile(options.junitFile, '')
   await mkdir(options.home, { recursive: true })
   const commandLine = fillTestCommand(options.command, options.testFiles, options.junitFile)
   const dependencies = options.dependencies ?? null
@@ -120,7 +123,7 @@ export async function runTestCommand(options: TestCommandOptions): Promise<TestC
     options.sandbox === undefined
       ? UNSANDBOXED_HOST
       : isolatedSandbox({
-          writable: [options.cwd, path.dirname(options.junitFile), options.home],
+          writable: [options.cwd, options.junitFile, options.home],
           readOnly: options.sandbox.readOnly,
           ...(dependencies === null ? {} : { mounts: [dependencyMount(dependencies, options.cwd)] }),
         })
@@ -145,12 +148,8 @@ export async function runTestCommand(options: TestCommandOptions): Promise<TestC
     durationMs,
   }
   const ended = timedOut ? `timed out after ${options.timeoutMs} ms` : `exited ${result.exitCode ?? `on signal ${result.signal}`}`
-  let xml: string
-  try {
-    xml = await readFile(options.junitFile, 'utf8')
-  } catch {
-    return { ...base, results: null, noResults: `the test command ${ended} without writing a JUnit report` }
-  }
+  const xml = await readFile(options.junitFile, 'utf8').catch(() => '')
+  if (xml.trim() === '') return { ...base, results: null, noResults: `the test command ${ended} without writing a JUnit report` }
   try {
     const results = parseJUnit(xml, { cwd: options.cwd, testFiles: options.testFiles })
     if (results.tests.size === 0) {

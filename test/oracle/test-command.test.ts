@@ -69,4 +69,17 @@ describe('the test command', () => {
     const garbage = await runTestCommand({ command: "echo '<testsuites><oops>' > {junit}", cwd: dir, testFiles: [], junitFile: path.join(dir, 'r4.xml'), timeoutMs: 10_000, home: path.join(dir, 'home') })
     expect(garbage.noResults).toMatch(/its JUnit report cannot be read: the JUnit report is not well-formed XML/)
   })
+
+  it('in a sandbox, binds the report as a file of its own: the tests cannot rename a forged report over it nor unlink it', async () => {
+    const forge = [
+      `echo '<testsuites><testcase name="forged"/></testsuites>' > /tmp/forged.xml`,
+      'mv -f /tmp/forged.xml {junit} 2>/dev/null && echo RENAMED',
+      'rm -f {junit} 2>/dev/null && echo REMOVED',
+      'ls "$(dirname {junit})" | grep -v "^r5.xml$" | grep -q . && echo FOLDER-VISIBLE',
+      `echo '<testsuites><testcase name="real"/></testsuites>' > {junit}`,
+    ].join('; ')
+    const run = await runTestCommand({ command: forge, cwd: dir, testFiles: [], junitFile: path.join(dir, 'report', 'r5.xml'), timeoutMs: 30_000, home: path.join(dir, 'home'), sandbox: { readOnly: [] } })
+    expect(run.stdout).toBe('')
+    expect([...run.results!.tests.keys()]).toEqual(['real'])
+  })
 })
