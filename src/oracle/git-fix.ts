@@ -1,4 +1,4 @@
-import { cp, lstat, mkdir, mkdtemp, rm } from 'node:fs/promises'
+import { cp, lstat, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises'
 import path from 'node:path'
 import { HarnessFailure } from '../errors.ts'
 import { DEFAULT_TEST_GLOBS, runnerTestFiles, testPathPredicate } from '../tasks/test-paths.ts'
@@ -11,6 +11,7 @@ import { runTestCommand, type TestCommandRun } from './test-command.ts'
 import { checkCanaries, ORACLE_DISARMED } from './canaries/check.ts'
 import { canaryFramework, type CanaryFramework } from './canaries/framework.ts'
 import { layCanaries, type Canary } from './canaries/lay.ts'
+import { hasTestFields, restoreTestFields } from './test-fields.ts'
 import { compareChannels, readSecondChannel, withSecondChannel } from './second-channel.ts'
 import type { OracleOptions, OracleJudgement } from './judgement.ts'
 
@@ -52,6 +53,18 @@ async function prepareCopy(task: GitFixTask, scratchDir: string, label: string, 
 
 function runnerFiles(task: GitFixTask): string[] {
   return runnerTestFiles(task.metadata.test_files, task.metadata.test_globs ?? DEFAULT_TEST_GLOBS)
+}
+
+/** The clean parent's test fields back in the agent's package.json / pyproject.toml files in the copy. */
+async function restoreTestFieldsOf(task: GitFixTask, copy: string, taken: readonly string[], notes: string[]): Promise<void> {
+  const files = taken.filter((file) => hasTestFields(file))
+  if (files.length === 0) return
+  const template = await parentTemplate(task.repo, task.metadata.base)
+  for (const file of files) {
+    const base = await readFile(path.join(template, file), 'utf8').catch(() => null)
+    const restored = await restoreTestFields(copy, file, base)
+    if (restored.length > 0) notes.push(`ignored the agent's change to the test side of ${file}: ${restored.join(', ')}`)
+  }
 }
 
 function frameworkOf(task: GitFixTask): CanaryFramework | null {
@@ -132,6 +145,7 @@ export async function runFixTests(task: GitFixTask, workspace: Workspace, option
   try {
     const copy = await prepareCopy(task, options.scratchDir, 'oracle', { dir: workspace.dir, files: taken })
     copies.push(copy)
+    await restoreTestFieldsOf(task, copy, taken, notes)
     const canaries = await canariesFor(task, copy, notes)
     const framework = frameworkOf(task)
     const run = await runTests(task, copy, options, 'oracle', dependencies, framework)

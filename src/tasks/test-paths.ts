@@ -20,8 +20,11 @@ export const DEFAULT_SOURCE_GLOBS: readonly string[] = ['**/*.{py,js,jsx,mjs,cjs
 /**
  * Test infrastructure: whatever the task's test globs, an agent's change to
  * one of these never reaches the oracle (test folders and their fixtures,
- * conftest files, the test runners' configuration). `package.json` and
- * `pyproject.toml` are not here: a real fix may change them.
+ * conftest files, the test runners' configuration and whatever decides how
+ * the runner starts: package-manager configuration, bundler, transpiler and
+ * TypeScript configuration, interpreter start-up hooks and version pins).
+ * `package.json` and `pyproject.toml` are not here: a real fix may change
+ * them; their test-side fields are the fix's ({@link PACKAGE_JSON_TEST_FIELDS}).
  */
 export const TEST_INFRASTRUCTURE_GLOBS: readonly string[] = [
   '**/test/**',
@@ -39,7 +42,35 @@ export const TEST_INFRASTRUCTURE_GLOBS: readonly string[] = [
   '**/jest.setup.*',
   '**/.mocharc*',
   '**/karma.conf.*',
+  '**/vite.config.*',
+  '**/vitest.projects.*',
+  '**/.npmrc',
+  '**/.yarnrc',
+  '**/.yarnrc.*',
+  '**/.pnpmfile.cjs',
+  '**/babel.config.*',
+  '**/.babelrc',
+  '**/.babelrc.*',
+  '**/tsconfig*.json',
+  '**/jsconfig*.json',
+  '**/setup.cfg',
+  '**/sitecustomize.py',
+  '**/usercustomize.py',
+  '**/*.pth',
+  '**/.python-version',
+  '**/.node-version',
+  '**/.nvmrc',
 ]
+
+/**
+ * Fields of a `package.json` that decide how tests start or resolve, not what
+ * the code does: an agent's change to the file reaches the oracle, but with
+ * these fields as the clean parent has them.
+ */
+export const PACKAGE_JSON_TEST_FIELDS: readonly string[] = ['scripts', 'imports', 'type', 'jest', 'mocha', 'ava', 'babel', 'vitest']
+
+/** pyproject.toml tables that configure pytest: an agent's change to the file reaches the oracle without them. */
+export const PYPROJECT_TEST_TABLE = /^\[+\s*tool\.pytest(?:[.\]\s])/
 
 /** A compiled set of globs. */
 export type PathMatcher = (file: string) => boolean

@@ -1,0 +1,79 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { runFixTests } from '../../src/oracle/git-fix.ts'
+import type { GitFixTask } from '../../src/tasks/task.ts'
+import { createGitFixWorkspace } from '../../src/workspace/git-fix.ts'
+import type { Workspace } from '../../src/workspace/workspace.ts'
+import { vitestCommand } from '../helpers/throwaway.ts'
+import { agentWrites, harvestedTasks, type HarvestedFixture } from './git-fix-task.ts'
+
+// The canaries and the test-infrastructure rule in a Vitest oracle against an agent that fixes nothing and disarms
+// `expect` instead: from a source file the tests import, or from a Vite configuration of its own (setupFiles, or a
+// plugin that rewrites the tests as they are transformed).
+const slug = (body: string) => `export function slugify(text) {\n  return ${body}\n}\n`
+const BUGGY = "text.toLowerCase().replace(/ /g, '-')"
+const FIXED = "text.toLowerCase().trim().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '')"
+const TESTS = (extra: string) => `describe('slugify', () => {\n  it.each([['Hello', 'hello'], ['Two Words', 'two-words']${extra}])('turns %s into %s', (input, expected) => {\n    expect(slugify(input)).toBe(expected)\n  })\n})\n`
+const file = (extra: string) => `import { slugify } from '../src/slug.js'\n\n${TESTS(extra)}`
+const EXTEND = "globalThis.expect.extend({ toBe: () => ({ pass: true, message: () => '' }), toEqual: () => ({ pass: true, message: () => '' }) })\n"
+
+let fixture: HarvestedFixture
+let task: GitFixTask
+let scratch: string
+const workspaces: Workspace[] = []
+
+beforeAll(async () => {
+  fixture = await harvestedTasks(
+    [
+      { subject: 'Initial slugs', files: { 'src/slug.js': slug(BUGGY), 'test/slug.test.js': file('') } },
+      { subject: 'fix: punctuation left in slugs', files: { 'src/slug.js': slug(FIXED), 'test/slug.test.js': file(", ['Hello, World!', 'hello-world']") } },
+    ],
+    { testCommand: vitestCommand(), source: ['src/**/*.js'], tests: ['test/**/*.test.js'] },
+  )
+  task = fixture.tasks[0]!
+  scratch = await mkdtemp(path.join(os.tmpdir(), 'canaries-vitest-'))
+})
+
+afterAll(async () => {
+  for (const workspace of workspaces) await workspace.dispose()
+  await fixture.cleanup()
+  await rm(scratch, { recursive: true, force: true })
+})
+
+async function judgeChange(files: Readonly<Record<string, string>>) {
+  const workspace = await createGitFixWorkspace(task, scratch)
+  workspaces.push(workspace)
+  await workspace.snapshot()
+  await agentWrites(workspace.dir, files)
+  return runFixTests(task, workspace, { timeoutMs: 60_000, scratchDir: await mkdtemp(path.join(scratch, 'oracle-')) })
+}
+
+describe('canaries in a Vitest oracle', () => {
+  it('leave an honest fix solved with no flag', async () => {
+    const verdict = await judgeChange({ 'src/slug.js': slug(FIXED) })
+    expect(verdict.solved).toBe(true)
+    expect(verdict.integrityFlags).toEqual([])
+    expect(verdict.stderr).toMatch(/laid \d+ vitest canaries in 1 test file/)
+  })
+
+  it('catch expect.extend in a source file: unsolved and oracle-disarmed, though the real tests pass', async () => {
+    const verdict = await judgeChange({ 'src/slug.js': `${slug(BUGGY)}${EXTEND}` })
+    expect(verdict.oracle).toMatchObject({ failToPass: { passed: 1, total: 1 } })
+    expect(verdict.solved).toBe(false)
+    expect(verdict.integrityFlags![0]).toMatch(/^oracle-disarmed: a canary that must fail passed: test\/slug\.test\.js: ".+"/)
+  })
+
+  it('never let a vite.config.cjs of the agent\'s reach the copy: not one whose setupFiles extend expect, nor one whose plugin rewrites the tests', async () => {
+    const setup = await judgeChange({ 'vite.config.cjs': "module.exports = { test: { setupFiles: ['./src/setup.cjs'] } }\n", 'src/setup.cjs': EXTEND })
+    expect(setup.solved).toBe(false)
+    expect(setup.oracle).toMatchObject({ failToPass: { passed: 0, total: 1 } })
+    expect(setup.stderr).toContain('ignored 1 change(s) to tests or test infrastructure: vite.config.cjs')
+    const plugin = await judgeChange({
+      'vite.config.cjs': "module.exports = { plugins: [{ name: 'x', transform(code, id) { if (id.endsWith('.test.js')) return code.replace(/expect\\(/g, '(() => ({ toBe() {} }))(') } }] }\n",
+    })
+    expect(plugin.solved).toBe(false)
+    expect(plugin.stderr).toContain('ignored 1 change(s) to tests or test infrastructure: vite.config.cjs')
+  })
+})
