@@ -14,6 +14,7 @@ import { writeConclusion, writeSweepFiles } from '../src/runs/report-files.ts'
 import { readSpecFile } from '../src/runs/spec-file.ts'
 import { reviseSpecRecord } from '../src/runs/spec-record.ts'
 import { appendRun, checkPlanned, readRuns, runsFilePath } from '../src/runs/store.ts'
+import { keepUnrecorded } from '../src/runs/unrecorded.ts'
 import { formatArmSummary, runSummary, summariseArms } from '../src/runs/summary.ts'
 import { describeVerification } from '../src/runs/transcript-check.ts'
 import { REPORTER_BRAND } from '../src/vitest/attach.ts'
@@ -260,11 +261,7 @@ export default class TaskOutcomeReporter implements Reporter {
 
   /** A measured run the recorder refused to append is kept beside runs.jsonl, so nothing measured is lost. */
   #keepUnrecorded(ledger: ExperimentLedger, run: RunRecord): string {
-    const dir = path.join(ledger.provide.outDir, 'unrecorded')
-    mkdirSync(dir, { recursive: true })
-    const file = path.join(dir, `${run.task}.${run.arm}.seed-${run.seed}.${Date.now()}.json`)
-    writeFileSync(file, `${JSON.stringify(run, null, 2)}\n`)
-    return file
+    return keepUnrecorded(ledger.provide.outDir, run)
   }
 
   /** The experiment's plan as spec.json keeps it (read once: the progress line is drawn many times a second). */

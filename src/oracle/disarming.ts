@@ -1,5 +1,4 @@
-import { lstat, readFile } from 'node:fs/promises'
-import path from 'node:path'
+import { lstatInside, readFileInside } from '../workspace/inside.ts'
 
 /**
  * The integrity-flag scanner: patterns in the agent's change that disarm the
@@ -47,9 +46,8 @@ const MAX_BYTES = 1024 * 1024
 export async function scanForDisarming(dir: string, changedFiles: readonly string[]): Promise<string[]> {
   const flags: string[] = []
   for (const file of changedFiles) {
-    const full = path.join(dir, file)
-    const info = await lstat(full).catch(() => undefined)
-    if (info === undefined || !info.isFile()) continue
+    const info = await lstatInside(dir, file)
+    if (info === null || !info.isFile()) continue
     const names = new Set<string>()
     let lines: string[] | undefined
     for (const pattern of PATTERNS) {
@@ -60,7 +58,7 @@ export async function scanForDisarming(dir: string, changedFiles: readonly strin
         continue
       }
       if (info.size > MAX_BYTES) continue
-      lines ??= (await readFile(full, 'utf8')).split('\n')
+      lines ??= ((await readFileInside(dir, file))?.toString('utf8') ?? '').split('\n')
       const index = lines.findIndex((line) => pattern.line!.test(line))
       if (index < 0) continue
       names.add(pattern.name)

@@ -1,10 +1,11 @@
-import { cp, lstat, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises'
+import { cp, mkdtemp, readFile, rm } from 'node:fs/promises'
 import path from 'node:path'
 import { HarnessFailure } from '../errors.ts'
 import { DEFAULT_TEST_GLOBS, runnerTestFiles, testPathPredicate } from '../tasks/test-paths.ts'
 import type { GitFixTask } from '../tasks/task.ts'
 import { copyTemplate, parentTemplate } from '../workspace/template.ts'
 import { taskDependencies, type PreparedDependencies } from '../workspace/dependencies.ts'
+import { copyEntry, directoryInside, lstatInside, type CopiedKind } from '../workspace/inside.ts'
 import type { Workspace } from '../workspace/workspace.ts'
 import { evaluateListed, type ListedOutcome } from './junit/outcome.ts'
 import { runTestCommand, type TestCommandRun } from './test-command.ts'
@@ -20,35 +21,43 @@ export interface FixTestsJudgement extends OracleJudgement {
   readonly oracle: ListedOutcome
 }
 
-/** Copies one changed path from the workspace into the oracle's copy, or deletes it there when the agent deleted it. */
-async function takeChange(from: string, to: string, file: string): Promise<void> {
-  const source = path.join(from, file)
-  const target = path.join(to, file)
-  const exists = await lstat(source).then(() => true, () => false)
-  await rm(target, { recursive: true, force: true })
-  if (!exists) return
-  await mkdir(path.dirname(target), { recursive: true })
-  await cp(source, target, { verbatimSymlinks: true, preserveTimestamps: true })
-}
-
-/** Lays the fix's test files (from the task's `oracle/`) over the copy. */
+/**
+ * Lays the fix's test files (from the task's `oracle/`) over the copy. A link
+ * or file the agent left where a test's folder belongs is replaced by a real
+ * folder: the fix's tests are never written through the agent's links.
+ */
 async function placeOracleTests(task: GitFixTask, copy: string): Promise<void> {
   for (const file of task.metadata.test_files) {
+    const parent = path.posix.dirname(file)
+    await directoryInside(copy, parent === '.' ? '' : parent, true)
     const target = path.join(copy, file)
     await rm(target, { recursive: true, force: true })
-    await mkdir(path.dirname(target), { recursive: true })
     await cp(path.join(task.oracleDir, file), target)
   }
 }
 
-/** A clean copy of the parent with the fix's tests, and optionally the agent's non-test changes. */
-async function prepareCopy(task: GitFixTask, scratchDir: string, label: string, agent?: { dir: string; files: readonly string[] }): Promise<string> {
+/** The oracle's copy, and the agent's changes it did not carry (FIFOs, sockets, devices). */
+interface PreparedCopy {
+  readonly dir: string
+  readonly special: readonly string[]
+}
+
+/**
+ * A clean copy of the parent with the fix's tests, and optionally the agent's
+ * non-test changes: each copied from the workspace without following a link
+ * on either side (`workspace/inside.ts`); a FIFO, socket or device is not carried.
+ */
+async function prepareCopy(task: GitFixTask, scratchDir: string, label: string, agent?: { dir: string; files: readonly string[] }): Promise<PreparedCopy> {
   const template = await parentTemplate(task.repo, task.metadata.base)
   const copy = await mkdtemp(path.join(scratchDir, `${label}-`))
   await copyTemplate(template, copy)
-  for (const file of agent?.files ?? []) await takeChange(agent!.dir, copy, file)
+  const special: string[] = []
+  for (const file of agent?.files ?? []) {
+    const kind: CopiedKind = await copyEntry(agent!.dir, copy, file)
+    if (kind === 'special') special.push(file)
+  }
   await placeOracleTests(task, copy)
-  return copy
+  return { dir: copy, special }
 }
 
 function runnerFiles(task: GitFixTask): string[] {
@@ -61,6 +70,12 @@ async function restoreTestFieldsOf(task: GitFixTask, copy: string, taken: readon
   if (files.length === 0) return
   const template = await parentTemplate(task.repo, task.metadata.base)
   for (const file of files) {
+    if ((await lstatInside(copy, file))?.isFile() !== true) {
+      // A link (or anything but a file) where the agent's package.json / pyproject.toml was: the parent's, never written through.
+      await copyEntry(template, copy, file)
+      notes.push(`ignored the agent's ${file} (not a regular file): the parent's instead`)
+      continue
+    }
     const base = await readFile(path.join(template, file), 'utf8').catch(() => null)
     const restored = await restoreTestFields(copy, file, base)
     if (restored.length > 0) notes.push(`ignored the agent's change to the test side of ${file}: ${restored.join(', ')}`)
@@ -143,8 +158,10 @@ export async function runFixTests(task: GitFixTask, workspace: Workspace, option
   ]
   const copies: string[] = []
   try {
-    const copy = await prepareCopy(task, options.scratchDir, 'oracle', { dir: workspace.dir, files: taken })
+    const prepared = await prepareCopy(task, options.scratchDir, 'oracle', { dir: workspace.dir, files: taken })
+    const copy = prepared.dir
     copies.push(copy)
+    if (prepared.special.length > 0) notes.push(`not carried (a FIFO, socket or device): ${prepared.special.join(', ')}`)
     await restoreTestFieldsOf(task, copy, taken, notes)
     const canaries = await canariesFor(task, copy, notes)
     const framework = frameworkOf(task)
@@ -165,8 +182,8 @@ export async function runFixTests(task: GitFixTask, workspace: Workspace, option
       outcome = allFailing(task)
     } else {
       const probeCopy = await prepareCopy(task, options.scratchDir, 'probe')
-      copies.push(probeCopy)
-      const probe = await runTests(task, probeCopy, options, 'probe', dependencies)
+      copies.push(probeCopy.dir)
+      const probe = await runTests(task, probeCopy.dir, options, 'probe', dependencies)
       if (probe.results === null) {
         throw new HarnessFailure(
           'oracle',

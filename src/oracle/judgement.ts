@@ -14,7 +14,7 @@ export interface OracleJudgement {
   /**
    * What the oracle itself caught (`oracle-disarmed: <why>` when a canary or
    * the second channel showed the report cannot be believed; the run is then
-   * unsolved). Recorded in the run's `integrityFlags`.
+   * unsolved; `verify-script-rewritten` when `verify.sh` was written while it ran). Recorded in the run's `integrityFlags`.
    */
   readonly integrityFlags?: readonly string[]
 }

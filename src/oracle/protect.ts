@@ -1,6 +1,7 @@
-import { cp, mkdir, readdir, rm } from 'node:fs/promises'
+import { readdir } from 'node:fs/promises'
 import path from 'node:path'
 import picomatch from 'picomatch/posix.js'
+import { copyEntry, removeInside } from '../workspace/inside.ts'
 
 /** Every file and symbolic link below `dir`, as `/`-separated paths relative to it (`.git/` left out). */
 async function filesBelow(dir: string): Promise<string[]> {
@@ -17,6 +18,9 @@ async function filesBelow(dir: string): Promise<string[]> {
  * of `starting/` matching `protect` is copied back over whatever the agent
  * left, and every file matching it that `starting/` does not have is removed.
  * Returns the paths that differed from `starting/` (restored or removed).
+ * Nothing the agent left is followed: a protected path below a link or a file
+ * the agent put where a folder was gets that folder back (the link itself
+ * removed, never its target), and files are written without following links.
  */
 export async function restoreProtected(copy: string, startingDir: string, protect: readonly string[]): Promise<string[]> {
   if (protect.length === 0) return []
@@ -25,14 +29,11 @@ export async function restoreProtected(copy: string, startingDir: string, protec
   const touched: string[] = []
   for (const file of (await filesBelow(copy)).filter(matches)) {
     if (original.has(file)) continue
-    await rm(path.join(copy, file), { force: true })
+    await removeInside(copy, file)
     touched.push(file)
   }
   for (const file of original) {
-    const target = path.join(copy, file)
-    await rm(target, { recursive: true, force: true })
-    await mkdir(path.dirname(target), { recursive: true })
-    await cp(path.join(startingDir, file), target, { verbatimSymlinks: true, preserveTimestamps: true })
+    await copyEntry(startingDir, copy, file, true)
     touched.push(file)
   }
   return touched.sort()

@@ -1,14 +1,19 @@
-import { mkdtemp, rm } from 'node:fs/promises'
+import { createHash } from 'node:crypto'
+import { copyFile, lstat, mkdtemp, readFile, rm } from 'node:fs/promises'
+import os from 'node:os'
 import path from 'node:path'
+import { copyTreeInside } from '../workspace/inside.ts'
 import { restoreProtected } from './protect.ts'
 import { isolatedSandbox, runProcess, UNSANDBOXED_HOST } from '../sandbox/index.ts'
 import type { FolderTask } from '../tasks/task.ts'
-import { copyFolder } from '../workspace/copy-folder.ts'
 import type { Workspace } from '../workspace/workspace.ts'
 import type { OracleOptions, OracleJudgement } from './judgement.ts'
 
 /** Exit status recorded when `verify.sh` itself runs past the oracle timeout. */
 export const VERIFY_TIMEOUT_EXIT = 124
+
+/** The integrity flag of a run whose `verify.sh` was written while it ran (the run is unsolved). */
+export const VERIFY_REWRITTEN = 'verify-script-rewritten'
 
 /**
  * A folder task's oracle: the task's own `verify.sh` (outside the workspace,
@@ -19,21 +24,53 @@ export const VERIFY_TIMEOUT_EXIT = 124
  * A task whose metadata names `protect` globs is judged on a copy of the
  * workspace with those paths restored from `starting/`: the data and
  * configuration `verify.sh` reads are the task's, not what the agent left.
+ * The copy follows no link the agent left and carries no FIFO, socket or device.
+ *
+ * The script that runs is a private copy of the task's `verify.sh` (in a
+ * folder of its own, bound read-only at the task file's path), never a bind of
+ * the task's file: code under test that manages to write it writes only the
+ * copy, and a copy written while it ran (its content, size or change time
+ * moved, even if put back) makes the run unsolved, flagged `verify-script-rewritten`.
  */
 export async function runVerifyScript(task: FolderTask, workspace: Workspace, options: OracleOptions): Promise<OracleJudgement> {
   if (task.metadata.protect.length === 0) return verifyIn(task, workspace, options, '')
   const copy = await mkdtemp(path.join(options.scratchDir, 'verify-'))
   try {
-    await copyFolder(workspace.dir, copy)
+    const special = await copyTreeInside(workspace.dir, copy)
     const restored = await restoreProtected(copy, task.startingDir, task.metadata.protect)
-    const note = `[task-outcome oracle] verify.sh ran on a copy with the protected paths (${task.metadata.protect.join(', ')}) restored from starting/: ${restored.length === 0 ? 'none found' : restored.join(', ')}\n`
+    const skipped = special.length === 0 ? '' : `[task-outcome oracle] not carried into the copy (a FIFO, socket or device): ${special.join(', ')}\n`
+    const note = `${skipped}[task-outcome oracle] verify.sh ran on a copy with the protected paths (${task.metadata.protect.join(', ')}) restored from starting/: ${restored.length === 0 ? 'none found' : restored.join(', ')}\n`
     return await verifyIn(task, { ...workspace, dir: copy, agentDir: copy, overlay: undefined }, options, note)
   } finally {
     await rm(copy, { recursive: true, force: true })
   }
 }
 
+const sha256 = async (file: string) => createHash('sha256').update(await readFile(file)).digest('hex')
+
 async function verifyIn(task: FolderTask, workspace: Workspace, options: OracleOptions, note: string): Promise<OracleJudgement> {
+  const privateDir = await mkdtemp(path.join(os.tmpdir(), 'task-outcome-verify-'))
+  try {
+    const script = path.join(privateDir, 'verify.sh')
+    await copyFile(task.verifyScript, script)
+    const before = await lstat(script, { bigint: true })
+    const expected = await sha256(script)
+    const judgement = await verifyWith(task, script, workspace, options, note)
+    const after = await lstat(script, { bigint: true })
+    const rewritten = after.ctimeNs !== before.ctimeNs || after.mtimeNs !== before.mtimeNs || after.size !== before.size || (await sha256(script)) !== expected
+    if (!rewritten) return judgement
+    return {
+      ...judgement,
+      solved: false,
+      integrityFlags: [VERIFY_REWRITTEN],
+      stderr: `[task-outcome oracle] verify.sh was written while it ran (its change time, size or content moved): counted as unsolved\n${judgement.stderr}`,
+    }
+  } finally {
+    await rm(privateDir, { recursive: true, force: true })
+  }
+}
+
+async function verifyWith(task: FolderTask, script: string, workspace: Workspace, options: OracleOptions, note: string): Promise<OracleJudgement> {
   const env = { PATH: options.toolchain?.path ?? process.env.PATH ?? '/usr/bin:/bin', HOME: options.scratchDir, LANG: 'C.UTF-8' }
   const overlay = workspace.overlay
   const sandbox =
@@ -41,11 +78,12 @@ async function verifyIn(task: FolderTask, workspace: Workspace, options: OracleO
       ? UNSANDBOXED_HOST
       : isolatedSandbox({
           writable: [options.scratchDir, ...(overlay === undefined ? [workspace.agentDir] : [])],
-          readOnly: [...options.sandbox.readOnly, task.verifyScript],
+          readOnly: options.sandbox.readOnly,
+          mounts: [{ source: script, target: task.verifyScript }],
           ...(overlay === undefined ? {} : { overlay: { pid: overlay.pid, target: overlay.layers.target } }),
         })
   const result = await runProcess(
-    { file: options.sandbox === undefined ? (options.toolchain?.binaries.bash ?? 'bash') : '/bin/bash', args: [task.verifyScript] },
+    { file: options.sandbox === undefined ? (options.toolchain?.binaries.bash ?? 'bash') : '/bin/bash', args: [options.sandbox === undefined ? script : task.verifyScript] },
     { cwd: options.sandbox === undefined ? workspace.dir : workspace.agentDir, env, timeoutMs: options.timeoutMs, ...(options.signal === undefined ? {} : { signal: options.signal }), sandbox },
   )
   const verifyExit = result.timedOut ? VERIFY_TIMEOUT_EXIT : (result.exitCode ?? 1)

@@ -4,7 +4,7 @@ import type { Agent, AgentRunResult } from '../agents/types.ts'
 import { HarnessFailure, ProblemsError, SpecError, type Problem } from '../errors.ts'
 import type { ArmSpec } from '../experiment/schema.ts'
 import type { LoadedExperiment } from '../experiment/load.ts'
-import { judge, touchesGoldFile, type OracleJudgement } from '../oracle/index.ts'
+import { judge, touchesGoldFile, type OracleJudgement, type OracleOptions } from '../oracle/index.ts'
 import type { Task } from '../tasks/task.ts'
 import { harnessVersion } from '../version.ts'
 import { buildAgentEnv } from '../workspace/env.ts'
@@ -22,6 +22,7 @@ import type { HarnessRetry, RunRecord } from './record.ts'
 import { experimentSandboxVersion, runReadOnlyMounts } from './sandbox.ts'
 import { dependencyMount, placeDependencies, taskDependencies } from '../workspace/dependencies.ts'
 import { testRunnerVersion } from './test-runner.ts'
+import { keepUnrecorded } from './unrecorded.ts'
 
 /** Everything one run needs. */
 export interface RunContext {
@@ -69,6 +70,10 @@ export interface TrialResult {
   readonly skills?: Record<string, string>
   /** Test-disarming patterns found in the agent's change. */
   readonly integrityFlags?: readonly string[]
+  /** A failure of the harness after the agent ran that the clean parent does not reproduce: the run is unsolved for it. */
+  readonly harnessError?: { readonly reason: string; readonly message: string }
+  /** A task file or template written while the oracle ran: the run is measured but kept out of runs.jsonl, and the experiment stops. */
+  readonly tampered?: HarnessFailure
 }
 
 /** Puts a skill experiment's condition skills into the workspace; returns their hashes (undefined outside skill experiments). */
@@ -181,24 +186,108 @@ export async function runTrial(context: RunContext, artifactsDir: string): Promi
     const denials = sandbox?.denials ?? null
     if (denials !== null && denials.examples.length > 0) await writeFile(path.join(artifactsDir, 'sandbox-denials.txt'), `${denials.examples.join('\n')}\n`)
     checkManipulation(arm, armSpec.hooks, agentResult)
-    const changedFiles = await workspace.changedFiles()
-    const integrityFlags = await scanForDisarming(workspace.dir, changedFiles)
-    await writeFile(path.join(artifactsDir, 'diff.patch'), await workspace.diff())
-    await guard.beforeOracle()
-    const judgement = await judge(task, workspace, {
+    const oracleOptions = (scratchDir: string): OracleOptions => ({
       timeoutMs: experiment.spec.oracleTimeoutSeconds * 1000,
-      scratchDir: scratch,
+      scratchDir,
       ...(context.signal === undefined ? {} : { signal: context.signal }),
       ...(sandbox === undefined ? {} : { sandbox: { readOnly: [...readOnly, ...Object.values(toolchain.binaries).map((file) => path.dirname(file))] } }),
       toolchain,
     })
-    await writeFile(path.join(artifactsDir, 'oracle.stdout.txt'), judgement.stdout)
-    await writeFile(path.join(artifactsDir, 'oracle.stderr.txt'), judgement.stderr)
-    return { agent: agentResult, sandboxVersion, toolchain: toolchain.label, testRunner, sandbox: denials, judgement, changedFiles, integrityFlags, ...(skills === undefined ? {} : { skills }) }
+    let measured: Pick<TrialResult, 'judgement' | 'changedFiles' | 'integrityFlags' | 'harnessError'>
+    try {
+      const changedFiles = await workspace.changedFiles()
+      const integrityFlags = await scanForDisarming(workspace.dir, changedFiles)
+      await writeFile(path.join(artifactsDir, 'diff.patch'), await workspace.diff())
+      await guard.beforeOracle()
+      const judgement = await judge(task, workspace, oracleOptions(scratch))
+      measured = { judgement, changedFiles, integrityFlags }
+    } catch (error) {
+      if (!measuresTheAgent(error, context.signal)) throw error
+      measured = await judgedOnCleanParent(context, error, workspaceRoot, sandboxed, oracleOptions(path.join(scratch, 'clean-parent')))
+    }
+    let tampered: HarnessFailure | undefined
+    await guard.afterOracle().catch((error: unknown) => {
+      if (!(error instanceof HarnessFailure) || error.reason !== 'tampered') throw error
+      tampered = error
+    })
+    await writeFile(path.join(artifactsDir, 'oracle.stdout.txt'), measured.judgement.stdout)
+    await writeFile(path.join(artifactsDir, 'oracle.stderr.txt'), measured.judgement.stderr)
+    return {
+      agent: agentResult,
+      sandboxVersion,
+      toolchain: toolchain.label,
+      testRunner,
+      sandbox: denials,
+      ...measured,
+      ...(skills === undefined ? {} : { skills }),
+      ...(tampered === undefined ? {} : { tampered }),
+    }
   } finally {
     await sandbox?.close()
     await workspace.dispose()
     await rm(scratch, { recursive: true, force: true })
+  }
+}
+
+/**
+ * Whether a failure after the agent ran may be the agent's doing (then the
+ * clean parent decides): anything but a cancellation, a stop for tampering,
+ * or a mistake in the spec.
+ */
+function measuresTheAgent(error: unknown, signal: AbortSignal | undefined): boolean {
+  if (signal?.aborted) return false
+  if (error instanceof SpecError || error instanceof ProblemsError) return false
+  return !(error instanceof HarnessFailure && error.reason === 'tampered')
+}
+
+/**
+ * The harness failed after the agent ran (reading its changes, the diff, the
+ * oracle's copy, the oracle): the same task is judged on its clean parent, a
+ * fresh workspace nobody touched. If that fails too, the failure is the
+ * harness's (rethrown: retried, never recorded); if it judges, what the agent
+ * left made the harness fail, and that is the run's outcome: unsolved, the
+ * failure in the record (`harnessError`). An agent can never choose not to be recorded.
+ */
+async function judgedOnCleanParent(
+  context: RunContext,
+  error: unknown,
+  workspaceRoot: string,
+  sandboxed: boolean,
+  options: OracleOptions,
+): Promise<Pick<TrialResult, 'judgement' | 'changedFiles' | 'integrityFlags' | 'harnessError'>> {
+  const { task } = context
+  const reason = error instanceof HarnessFailure ? error.reason : 'crash'
+  const message = (error instanceof Error ? error.message : String(error)).slice(0, 2000)
+  const clean = await createWorkspace(task, workspaceRoot, { overlay: sandboxed })
+  let judgement: OracleJudgement
+  try {
+    await mkdir(options.scratchDir, { recursive: true })
+    judgement = await judge(task, clean, options)
+  } catch {
+    throw error
+  } finally {
+    await clean.dispose()
+  }
+  context.log?.(`${task.id} › ${context.arm} › seed ${context.seed}: the harness failed on what the agent left (${reason}: ${message.split('\n')[0]}); the clean parent judges: counted as unsolved`)
+  // Every listed test failing (git-fix), or the clean parent's own verify.sh exit (folder): the outcome the run gets.
+  const oracle =
+    task.kind === 'git-fix'
+      ? {
+          failToPass: { passed: 0, total: task.metadata.FAIL_TO_PASS.length },
+          passToPass: { passed: 0, total: task.metadata.PASS_TO_PASS.length },
+          failing: [...task.metadata.FAIL_TO_PASS, ...task.metadata.PASS_TO_PASS],
+        }
+      : judgement.oracle
+  return {
+    judgement: {
+      solved: false,
+      oracle,
+      stdout: '',
+      stderr: `[task-outcome oracle] the harness failed on what the agent left (${reason}): ${message}\n[task-outcome oracle] on the clean parent the oracle judges, so this is the run's outcome: unsolved\n${judgement.stderr}`,
+    },
+    changedFiles: [],
+    integrityFlags: [],
+    harnessError: { reason, message },
   }
 }
 
@@ -267,6 +356,7 @@ export function buildRecord(context: RunContext, trial: TrialResult, retries: Ha
     transcriptSha256: trial.agent.transcriptSha256,
     harnessRetries: retries,
     integrityFlags: [...(trial.integrityFlags ?? []), ...(trial.judgement.integrityFlags ?? [])],
+    harnessError: trial.harnessError ?? null,
     ...(trial.skills === undefined ? {} : { skills: trial.skills }),
     startedAt: startedAt.toISOString(),
     finishedAt: finishedAt.toISOString(),
@@ -293,7 +383,12 @@ export async function executeRun(context: RunContext): Promise<RunRecord> {
   for (let attempt = 1; attempt <= attempts; attempt++) {
     try {
       const trial = await runTrial(context, artifactsDir)
-      return buildRecord(context, trial, retries, startedAt, new Date())
+      const record = buildRecord(context, trial, retries, startedAt, new Date())
+      if (trial.tampered !== undefined) {
+        const kept = keepUnrecorded(context.experiment.outDir, record)
+        throw new HarnessFailure('tampered', `${trial.tampered.message} The measured run is kept in ${kept}.`, { retryable: false, cause: trial.tampered })
+      }
+      return record
     } catch (error) {
       if (!(error instanceof HarnessFailure)) throw error
       retries.push({ attempt, reason: error.reason, message: error.message })

@@ -104,6 +104,12 @@ export const MeasuredRunSchema = z.strictObject({
   harnessRetries: z.array(HarnessRetrySchema),
   /** Patterns in the agent's change that disarm tests rather than fix code (`src/integrity/`): reported beside the outcome, never changing it. */
   integrityFlags: z.array(z.string()),
+  /**
+   * A failure of the harness after the agent ran (reading its changes, the oracle's copy, the oracle) that the clean
+   * parent does not reproduce: what the agent left caused it, so the run is unsolved for it. Null otherwise; absent in
+   * records made before it existed.
+   */
+  harnessError: z.strictObject({ reason: z.string(), message: z.string() }).nullable().optional(),
   /** SHA-256 of every skill the run's workspace held, by skill name (skill experiments only). */
   skills: z.record(z.string(), sha256).optional(),
   startedAt: isoTime,

@@ -219,7 +219,19 @@ export class TaskGuard {
 
   /** Before the oracle: the same checks again, and nothing written to since the run began, even if put back. */
   async beforeOracle(): Promise<void> {
-    const when = 'before the oracle'
+    await this.#checkAgain('before the oracle')
+  }
+
+  /**
+   * After the oracle: the same checks once more. The oracle runs the agent's
+   * code (the tests import it; `verify.sh` runs over it), so a task file or
+   * template written while it ran is found here, and the experiment stops.
+   */
+  async afterOracle(): Promise<void> {
+    await this.#checkAgain('after the oracle')
+  }
+
+  async #checkAgain(when: string): Promise<void> {
     await this.#checkDependencies(when)
     const ctimes = await this.#checkFiles(when)
     for (const [file, ctime] of this.#fileCtimes) {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
-import { lstat, readdir, readFile, readlink } from 'node:fs/promises'
+import { lstat, readdir } from 'node:fs/promises'
 import path from 'node:path'
+import { lstatInside, readFileInside, readLinkInside } from './inside.ts'
 
 /**
  * The agent's changes, read from the files themselves, never by running git
@@ -11,10 +12,19 @@ import path from 'node:path'
  * directories that hide their lower contents (opaque: found by looking for a
  * lower entry in the merged tree). Each candidate's state in the merged tree
  * is compared with its state after arm setup. `.git/` is never a change.
+ *
+ * A path the agent replaced with a link, a file or a whiteout is one change
+ * (the path itself), never the lower files below it; nothing here follows a
+ * link the agent left (every component is checked: `inside.ts`).
  */
 
-/** A path's state: what the oracle and the diff need to know. */
-export type PathState = { readonly kind: 'file'; readonly executable: boolean; readonly sha256: string } | { readonly kind: 'link'; readonly target: string } | { readonly kind: 'other' } | null
+/** A path's state: what the oracle and the diff need to know (`other`: a FIFO, socket or device, which the oracle's copy never carries). */
+export type PathState =
+  | { readonly kind: 'file'; readonly executable: boolean; readonly sha256: string }
+  | { readonly kind: 'link'; readonly target: string }
+  | { readonly kind: 'directory' }
+  | { readonly kind: 'other' }
+  | null
 
 /** Where a workspace's trees are, for reading changes. */
 export interface WorkspaceTrees {
@@ -31,14 +41,17 @@ export function ignoredPath(relative: string): boolean {
   return relative === '.git' || relative.startsWith('.git/')
 }
 
-/** The state of `file` (absolute), following no links. */
-export async function pathState(file: string): Promise<PathState> {
-  const info = await lstat(file).catch(() => null)
-  if (info === null || info.isDirectory()) return null
-  if (info.isSymbolicLink()) return { kind: 'link', target: await readlink(file) }
+/** The state of `root/relative`, following no links (a path behind a link or a file is not there: null). */
+export async function pathState(root: string, relative: string): Promise<PathState> {
+  const info = await lstatInside(root, relative)
+  if (info === null) return null
+  if (info.isDirectory()) return { kind: 'directory' }
+  if (info.isSymbolicLink()) return { kind: 'link', target: (await readLinkInside(root, relative)) ?? '' }
   if (info.isCharacterDevice() && info.rdev === 0) return null
   if (!info.isFile()) return { kind: 'other' }
-  const sha256 = createHash('sha256').update(await readFile(file)).digest('hex')
+  const sha256 = createHash('sha256')
+    .update((await readFileInside(root, relative)) ?? Buffer.alloc(0))
+    .digest('hex')
   return { kind: 'file', executable: (info.mode & 0o111) !== 0, sha256 }
 }
 
@@ -60,33 +73,27 @@ async function filesBelow(root: string, relative: string, into: Set<string>): Pr
   }
 }
 
-async function isDirectory(file: string): Promise<boolean> {
-  return lstat(file).then((info) => info.isDirectory(), () => false)
-}
-
-async function exists(file: string): Promise<boolean> {
-  return lstat(file).then(() => true, () => false)
-}
-
 /** The candidate paths of an overlay: everything the upper layer holds or hides. */
 async function overlayCandidates(trees: Required<WorkspaceTrees>, relative: string, lowerVisible: boolean, into: Set<string>): Promise<void> {
   const entries = await readdir(path.join(trees.upper, relative), { withFileTypes: true }).catch(() => [])
   for (const entry of entries) {
     const child = join(relative, entry.name)
     if (ignoredPath(child)) continue
-    const lowerDir = lowerVisible && (await isDirectory(path.join(trees.lower, child)))
+    const lower = lowerVisible ? await lstat(path.join(trees.lower, child)).catch(() => null) : null
+    const lowerDir = lower?.isDirectory() === true
     if (!entry.isDirectory()) {
+      // A whiteout, a file or a link over a lower folder is one change: the path itself.
       into.add(child)
-      // A whiteout (or a file) over a lower folder deletes everything in it.
-      if (lowerDir) await filesBelow(trees.lower, child, into)
       continue
     }
+    // A folder over a lower file or link replaces it: the path is a change, and what the folder holds.
+    if (lower !== null && !lowerDir) into.add(child)
     let visible = lowerDir
     if (lowerDir) {
       const upperNames = new Set(await readdir(path.join(trees.upper, child)))
       const probe = (await readdir(path.join(trees.lower, child))).find((name) => !upperNames.has(name))
       // An opaque folder hides every lower entry: one lower name missing from the merged tree shows it.
-      if (probe !== undefined && !(await exists(path.join(trees.merged, child, probe)))) {
+      if (probe !== undefined && (await lstatInside(trees.merged, `${child}/${probe}`)) === null) {
         visible = false
         await filesBelow(trees.lower, child, into)
       }
@@ -116,9 +123,8 @@ export interface Snapshot {
 export async function snapshotTrees(trees: WorkspaceTrees): Promise<Snapshot> {
   const states = new Map<string, { state: PathState; content?: Buffer }>()
   for (const file of await candidatePaths(trees)) {
-    const full = path.join(trees.merged, file)
-    const state = await pathState(full)
-    states.set(file, state?.kind === 'file' ? { state, content: await readFile(full) } : { state })
+    const state = await pathState(trees.merged, file)
+    states.set(file, state?.kind === 'file' ? { state, content: (await readFileInside(trees.merged, file)) ?? Buffer.alloc(0) } : { state })
   }
   return { states }
 }
@@ -133,23 +139,31 @@ export interface Change {
 /** The base state of `file`: the snapshot's, else the lower tree's (untouched by setup). */
 export async function baseState(trees: WorkspaceTrees, snapshot: Snapshot, file: string): Promise<PathState> {
   const recorded = snapshot.states.get(file)
-  return recorded === undefined ? pathState(path.join(trees.lower, file)) : recorded.state
+  return recorded === undefined ? pathState(trees.lower, file) : recorded.state
 }
 
 /** The base bytes of a file (null when it was not a file). */
 export async function baseContent(trees: WorkspaceTrees, snapshot: Snapshot, file: string): Promise<Buffer | null> {
   const recorded = snapshot.states.get(file)
   if (recorded !== undefined) return recorded.content ?? null
-  return readFile(path.join(trees.lower, file)).catch(() => null)
+  return readFileInside(trees.lower, file)
 }
 
-/** Every path whose state differs from the snapshot's, sorted. */
+/**
+ * Every path whose state differs from the snapshot's, sorted. A path below a
+ * change that is no longer a folder (a link, a file, deleted) is part of that
+ * change, not one of its own.
+ */
 export async function readChanges(trees: WorkspaceTrees, snapshot: Snapshot): Promise<Change[]> {
   const paths = new Set([...snapshot.states.keys(), ...(await candidatePaths(trees))])
   const changes: Change[] = []
+  const replaced: string[] = []
   for (const file of [...paths].sort()) {
-    const [before, after] = await Promise.all([baseState(trees, snapshot, file), pathState(path.join(trees.merged, file))])
-    if (!sameState(before, after)) changes.push({ path: file, before, after })
+    if (replaced.some((dir) => file.startsWith(`${dir}/`))) continue
+    const [before, after] = await Promise.all([baseState(trees, snapshot, file), pathState(trees.merged, file)])
+    if (sameState(before, after)) continue
+    changes.push({ path: file, before, after })
+    if (after?.kind !== 'directory') replaced.push(file)
   }
   return changes
 }

@@ -1,7 +1,8 @@
-import { chmod, copyFile, mkdir, mkdtemp, readlink, rm, symlink, writeFile } from 'node:fs/promises'
+import { chmod, mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import { baseContent, type Change, type Snapshot, type WorkspaceTrees } from './changes.ts'
+import { baseContent, pathState, type Change, type Snapshot, type WorkspaceTrees } from './changes.ts'
+import { directoryInside, readFileInside, readLinkInside } from './inside.ts'
 import { runProcess, UNSANDBOXED_HOST } from '../sandbox/index.ts'
 
 /**
@@ -9,13 +10,23 @@ import { runProcess, UNSANDBOXED_HOST } from '../sandbox/index.ts'
  * and after versions of each changed path are written into two folders of
  * its own, outside any repository, and `git diff --no-index` compares them
  * with no system or user configuration, no external diff program and no
- * text conversion. Nothing of the workspace's `.git` is read.
+ * text conversion. Nothing of the workspace's `.git` is read, and no link
+ * the agent left is followed: the after side is read with every component
+ * checked, and a path is placed only below real folders of the diff's own
+ * (a changed path below one the agent replaced with a link is never written
+ * through that link).
  */
 
 async function place(root: string, file: string, write: (target: string) => Promise<void>): Promise<void> {
-  const target = path.join(root, file)
-  await mkdir(path.dirname(target), { recursive: true })
-  await write(target)
+  const parent = path.posix.dirname(file)
+  if (!(await directoryInside(root, parent === '.' ? '' : parent, false))) return
+  await write(path.join(root, file))
+}
+
+/** Every non-folder below `relative` in the template (the lower tree, the harness's own). */
+async function lowerEntriesBelow(lower: string, relative: string): Promise<string[]> {
+  const entries = await readdir(path.join(lower, relative), { recursive: true, withFileTypes: true }).catch(() => [])
+  return entries.filter((entry) => !entry.isDirectory()).map((entry) => path.relative(lower, path.join(entry.parentPath, entry.name)).split(path.sep).join('/'))
 }
 
 /** The binary-safe unified diff (`diff --git a/<path> b/<path>`), empty when nothing changed. */
@@ -27,10 +38,24 @@ export async function diffChanges(trees: WorkspaceTrees, snapshot: Snapshot, cha
     const after = path.join(scratch, 'b')
     await Promise.all([mkdir(before), mkdir(after)])
     for (const change of changes) {
-      if (change.before?.kind === 'file') {
+      if (change.before?.kind === 'directory') {
+        // A folder the agent replaced (by a link, a file, or nothing): its files as the template holds them.
+        for (const file of await lowerEntriesBelow(trees.lower, change.path)) {
+          const state = await pathState(trees.lower, file)
+          if (state?.kind === 'file') {
+            const content = (await readFileInside(trees.lower, file)) ?? Buffer.alloc(0)
+            await place(before, file, async (target) => {
+              await writeFile(target, content, { flag: 'wx' })
+              if (state.executable) await chmod(target, 0o755)
+            })
+          } else if (state?.kind === 'link') {
+            await place(before, file, (target) => symlink(state.target, target))
+          }
+        }
+      } else if (change.before?.kind === 'file') {
         const content = (await baseContent(trees, snapshot, change.path)) ?? Buffer.alloc(0)
         await place(before, change.path, async (target) => {
-          await writeFile(target, content)
+          await writeFile(target, content, { flag: 'wx' })
           if (change.before?.kind === 'file' && change.before.executable) await chmod(target, 0o755)
         })
       } else if (change.before?.kind === 'link') {
@@ -38,12 +63,13 @@ export async function diffChanges(trees: WorkspaceTrees, snapshot: Snapshot, cha
         await place(before, change.path, (target) => symlink(linkTarget, target))
       }
       if (change.after?.kind === 'file') {
+        const content = (await readFileInside(trees.merged, change.path)) ?? Buffer.alloc(0)
         await place(after, change.path, async (target) => {
-          await copyFile(path.join(trees.merged, change.path), target)
+          await writeFile(target, content, { flag: 'wx' })
           await chmod(target, change.after?.kind === 'file' && change.after.executable ? 0o755 : 0o644)
         })
       } else if (change.after?.kind === 'link') {
-        const linkTarget = await readlink(path.join(trees.merged, change.path))
+        const linkTarget = (await readLinkInside(trees.merged, change.path)) ?? ''
         await place(after, change.path, (target) => symlink(linkTarget, target))
       }
     }

@@ -1,4 +1,4 @@
-import { cp, mkdtemp, readFile, rm } from 'node:fs/promises'
+import { cp, lstat, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { execa } from 'execa'
@@ -83,5 +83,28 @@ describe.each([
     const agentSide = await inWorkspace(workspace, '/usr/bin/find', ['.', '-mindepth', '1', '-not', '-path', './.git*', '-printf', '%y %m %p %l\n'])
     expect(listing.stdout.split('\n').sort()).toEqual(agentSide.split('\n').sort())
     expect(await readFile(path.join(copy, 'lib/z.js'), 'utf8')).toBe('new\n')
+  })
+
+  test('count a folder replaced by a link to host files, or deleted, as one change, and never read, write or chmod through the link', async () => {
+    const task = await loadTask(path.join(root, '001-changes'), root)
+    const host = path.join(root, 'host')
+    await mkdir(host)
+    await writeFile(path.join(host, 'a.js'), 'HOST SECRET\n', { mode: 0o600 })
+    const hostBefore = await lstat(path.join(host, 'a.js'))
+    workspace = await createWorkspace(task, path.join(root, 'ws'), options)
+    // Setup changed src/a.js, so the base snapshot holds a path below the folder the agent then replaces.
+    await inWorkspace(workspace, '/bin/sh', ['-c', 'echo setup > src/a.js'])
+    await workspace.snapshot()
+    await inWorkspace(workspace, '/bin/sh', ['-c', `rm -rf src && ln -s ${host} src && rm -rf lib/deep`])
+    const deleted = options.overlay && overlay === 'on' ? 'lib/deep' : 'lib/deep/y.js'
+    expect(await workspace.changedFiles()).toEqual([deleted, 'src'])
+    const patch = await workspace.diff()
+    expect(patch).not.toContain('HOST SECRET')
+    expect(patch).toContain('+++ /dev/null')
+    expect(patch).toMatch(/diff --git a\/lib\/deep\/y\.js b\/lib\/deep\/y\.js\ndeleted file/)
+    expect(patch).toMatch(/diff --git a\/src b\/src\nnew file mode 120000/)
+    expect(await readFile(path.join(host, 'a.js'), 'utf8')).toBe('HOST SECRET\n')
+    const hostAfter = await lstat(path.join(host, 'a.js'))
+    expect([hostAfter.mode, hostAfter.mtimeMs, hostAfter.ctimeMs]).toEqual([hostBefore.mode, hostBefore.mtimeMs, hostBefore.ctimeMs])
   })
 })
