@@ -10,6 +10,7 @@ import { harnessVersion } from '../version.ts'
 import { buildAgentEnv } from '../workspace/env.ts'
 import { createWorkspace, defaultWorkspaceRoot } from '../workspace/index.ts'
 import { applyArmSetup } from '../workspace/setup.ts'
+import { removeTree } from '../workspace/inside.ts'
 import { cachedSkillLibrary, installSkills, resolveArmSkills, skillsDirFor } from '../workspace/skills.ts'
 import { artifactsPath, transcriptPath } from './artifacts.ts'
 import { checkReportedNumbers } from './plausibility.ts'
@@ -225,7 +226,7 @@ export async function runTrial(context: RunContext, artifactsDir: string): Promi
   } finally {
     await sandbox?.close()
     await workspace.dispose()
-    await rm(scratch, { recursive: true, force: true })
+    await removeTree(scratch)
   }
 }
 

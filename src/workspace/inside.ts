@@ -1,6 +1,7 @@
 import { constants, type Stats } from 'node:fs'
 import { lstat, mkdir, open, readdir, readlink, rm, symlink, utimes } from 'node:fs/promises'
 import path from 'node:path'
+import { runProcess, UNSANDBOXED_HOST } from '../sandbox/index.ts'
 
 /**
  * File operations that never follow a link the agent left. The harness runs
@@ -142,4 +143,19 @@ export async function copyTreeInside(from: string, to: string, relative = ''): P
     }
   }
   return left
+}
+
+/**
+ * Removes a tree the agent may have made arbitrarily deep: Node's recursive
+ * `rm` gives up past PATH_MAX (ENAMETOOLONG), which would lose the run in its
+ * clean-up; GNU `rm -rf` walks with `openat` and follows no link.
+ */
+export async function removeTree(dir: string): Promise<void> {
+  try {
+    await rm(dir, { recursive: true, force: true })
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENAMETOOLONG') throw error
+    const result = await runProcess({ file: 'rm', args: ['-rf', '--one-file-system', '--', dir] }, { cwd: '/', env: { PATH: '/usr/bin:/bin' }, sandbox: UNSANDBOXED_HOST })
+    if (result.exitCode !== 0) throw new Error(`rm -rf ${dir} failed (exit ${result.exitCode ?? result.signal}): ${result.stderr.slice(-500)}`)
+  }
 }

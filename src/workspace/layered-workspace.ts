@@ -4,6 +4,7 @@ import { mountOverlay, type MountedOverlay } from '../sandbox/index.ts'
 import type { Task } from '../tasks/task.ts'
 import { readChanges, snapshotTrees, type Change, type Snapshot, type WorkspaceTrees } from './changes.ts'
 import { diffChanges } from './diff.ts'
+import { removeTree } from './inside.ts'
 import { copyTemplate } from './template.ts'
 import type { Workspace } from './workspace.ts'
 
@@ -70,7 +71,7 @@ export async function layeredWorkspace(task: Task, template: string, parentDir: 
       },
       async dispose() {
         await overlay?.release()
-        await rm(root, { recursive: true, force: true })
+        await removeTree(root)
       },
     }
   } catch (error) {

@@ -35,6 +35,8 @@ export interface HostileOptions {
   readonly timeoutSeconds?: number
   /** Arm `a`'s setup commands (run before the agent, in the same sandbox). */
   readonly setupCommands?: readonly string[]
+  /** The folder task's files and metadata, where they differ from the default (value.txt must say `right`). */
+  readonly task?: { readonly starting?: Record<string, string>; readonly verify?: string; readonly metadata?: Record<string, unknown> }
 }
 
 /** Where things are, for a script that goes looking for them. */
@@ -72,14 +74,29 @@ async function openProject(
 ): Promise<HostileProject> {
   const setDir = path.join(root, 'tasks', 'fixture')
   const agentFile = path.join(setDir, 'agent.sh')
-  if (write) await writeProject(root, workspaceRoot, setDir, agentFile, script)
+  if (write) await writeProject(root, workspaceRoot, setDir, agentFile, script, options.task)
   else options = JSON.parse(await readFile(path.join(root, 'options.json'), 'utf8'))
   await writeFile(path.join(root, 'options.json'), JSON.stringify(options))
   return projectOf(root, workspaceRoot, setDir, options)
 }
 
-async function writeProject(root: string, workspaceRoot: string, setDir: string, agentFile: string, script: string | ((paths: HostilePaths) => string)): Promise<void> {
-  await writeFolderTasks(setDir, [{ id: '001-value', starting: { 'value.txt': 'wrong\n' }, verify: 'grep -qx right value.txt', solve: 'echo right > value.txt' }])
+async function writeProject(
+  root: string,
+  workspaceRoot: string,
+  setDir: string,
+  agentFile: string,
+  script: string | ((paths: HostilePaths) => string),
+  task: HostileOptions['task'] = {},
+): Promise<void> {
+  await writeFolderTasks(setDir, [
+    {
+      id: '001-value',
+      starting: task.starting ?? { 'value.txt': 'wrong\n' },
+      verify: task.verify ?? 'grep -qx right value.txt',
+      solve: 'echo right > value.txt',
+      ...(task.metadata === undefined ? {} : { metadata: task.metadata }),
+    },
+  ])
   const body = typeof script === 'string' ? script : script({ root, workspaceRoot })
   await writeFile(agentFile, `#!/usr/bin/env bash\n${body}\n${RESULT_LINE}\n`)
   await chmod(agentFile, 0o755)
