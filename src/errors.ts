@@ -43,8 +43,10 @@ export type HarnessFailureReason =
   | 'setup'
   /** The agent reported numbers no real run produces (a cost that is not finite, below a nano-dollar, far above the cap, or $0 at its budget cap). */
   | 'implausible-result'
-  /** A task file or the workspace's template changed under the experiment: it stops, nothing is recorded for the run. */
+  /** A task file or the workspace's template changed under the experiment, or the agent's own report was forged: it stops, nothing is recorded for the run. */
   | 'tampered'
+  /** A CLI reported model usage its metering gateway never saw: its traffic went around the gateway, so its cost cannot be measured. */
+  | 'unmetered'
 
 /**
  * The run measured nothing: the agent or the harness broke, not the task.

@@ -1,8 +1,9 @@
 import path from 'node:path'
-import { SpecError } from '../errors.ts'
+import { HarnessFailure, SpecError } from '../errors.ts'
 import type { AgentSpec } from '../experiment/schema.ts'
-import { runProcess, UNSANDBOXED_HOST, type ProcessResult } from '../sandbox/index.ts'
+import { MeteringGateway, runProcess, UNSANDBOXED_HOST, type ProcessResult } from '../sandbox/index.ts'
 import type { ScriptedModelOptions } from '../scripted-model/options.ts'
+import { meteredUsage } from './metering.ts'
 import { priceSession, sumTokens, type PriceKey } from './pricing/price.ts'
 import { startScriptedRun } from './scripted-run.ts'
 import { TranscriptWriter } from './transcript.ts'
@@ -121,8 +122,46 @@ export abstract class CliAgent<Options extends object, Context = undefined> impl
     )
   }
 
-  /** How this run's process starts; `scriptedUrl` is the run's scripted model server, when it has one. */
-  protected abstract launch(request: AgentRunRequest, scriptedUrl: string | undefined): Promise<CliLaunch<Context>>
+  /**
+   * How this run's process starts. `scriptedUrl` is the run's scripted model
+   * server as the agent reaches it (through the metering gateway), when it
+   * has one; `providerUrl` the gateway standing in for the real provider's
+   * base URL (`providerUpstream`), when the adapter names one.
+   */
+  protected abstract launch(request: AgentRunRequest, scriptedUrl: string | undefined, providerUrl?: string): Promise<CliLaunch<Context>>
+
+  /**
+   * The real provider's base URL this run's model traffic goes to, which the
+   * metering gateway forwards to (the adapter then points the agent at
+   * `providerUrl` instead); undefined: the traffic is not metered (the agent
+   * has no base-URL setting, or a `command` agent names no model API).
+   */
+  protected providerUpstream(_request: AgentRunRequest): string | undefined {
+    return undefined
+  }
+
+  /**
+   * False for an agent whose model protocol the gateway cannot read (Cursor's
+   * backend speaks protobuf, without the provider's usage fields): no
+   * gateway, `metered: null`, its own report stands.
+   */
+  protected get meterable(): boolean {
+    return true
+  }
+
+  /** The price key metered requests are priced under (the adapter's `priceModel`), or undefined: the model the provider named. */
+  protected get meteredPrice(): PriceKey | undefined {
+    return undefined
+  }
+
+  /**
+   * Whether a run whose gateway counted no usage while the agent reported
+   * some is a harness failure (its traffic bypassed the gateway): true for
+   * the CLI kinds, whose model traffic always goes through it.
+   */
+  protected get meteringRequired(): boolean {
+    return true
+  }
 
   /** Reads what the process printed: parses it, classifies the session (throwing `HarnessFailure`), and prices it. */
   protected abstract read(session: CliSession<Context>): Promise<AgentRunResult>
@@ -130,8 +169,11 @@ export abstract class CliAgent<Options extends object, Context = undefined> impl
   async run(request: AgentRunRequest): Promise<AgentRunResult> {
     const { scriptedModel } = this.#options as CliAgentOptions
     const scripted = scriptedModel === undefined ? undefined : await startScriptedRun(request, scriptedModel)
+    let gateway: MeteringGateway | undefined
     try {
-      const launch = await this.launch(request, scripted?.url)
+      const upstream = this.meterable ? (scripted?.url ?? this.providerUpstream(request)) : undefined
+      gateway = upstream === undefined ? undefined : await MeteringGateway.start({ upstream })
+      const launch = await this.launch(request, scripted === undefined ? undefined : (gateway?.url ?? scripted.url), scripted === undefined ? gateway?.url : undefined)
       try {
         const transcript = new TranscriptWriter(request.transcriptPath)
         const { file, args } = this.command(launch.args, launch.command)
@@ -148,13 +190,28 @@ export abstract class CliAgent<Options extends object, Context = undefined> impl
           onLine: (line) => transcript.line(line),
         }).finally(() => transcript.close())
         const transcriptSha256 = await transcript.close()
-        return await this.read({ request, end, transcriptSha256, context: launch.context })
+        const result = await this.read({ request, end, transcriptSha256, context: launch.context })
+        return gateway === undefined ? { ...result, metered: null } : this.#metered(result, gateway)
       } finally {
         await launch.cleanup?.()
       }
     } finally {
+      await gateway?.close()
       await scripted?.close()
     }
+  }
+
+  #metered(result: AgentRunResult, gateway: MeteringGateway): AgentRunResult {
+    const metered = meteredUsage(gateway.exchanges, this.meteredPrice)
+    const reported = result.tokens === null ? 0 : result.tokens.input + result.tokens.output + result.tokens.cacheRead + result.tokens.cacheWrite
+    if (this.meteringRequired && metered.requests === 0 && (reported > 0 || result.costUsd > 0)) {
+      throw new HarnessFailure(
+        'unmetered',
+        `the ${this.kind} agent reported usage (${reported} tokens, $${result.costUsd}) but its metering gateway counted no model request: its traffic went around the gateway, so its cost cannot be measured. Check the agent's base-URL settings (agent.args, agent.options.config) and that nothing in the arm overrides them.`,
+        { retryable: false },
+      )
+    }
+    return { ...result, metered }
   }
 }
 

@@ -1,4 +1,4 @@
-import type { CostSource, Tokens } from './usage.ts'
+import type { CostSource, Metered, Tokens } from './usage.ts'
 import type { RunSandbox } from '../sandbox/index.ts'
 import type { Task } from '../tasks/task.ts'
 
@@ -87,6 +87,8 @@ export interface AgentRunResult {
   readonly transcriptSha256: string | null
   /** How many times each hook event fired in the session, or null when the agent cannot tell. */
   readonly hooksFired: Readonly<Record<string, number>> | null
+  /** What the harness's metering gateway counted (null or absent: the agent's traffic was not metered). */
+  readonly metered?: Metered | null
 }
 
 /** One agent, configured for an experiment's arm. */

@@ -23,3 +23,18 @@ export const TokensSchema = z.strictObject({
   cacheWrite: count,
 })
 export type Tokens = z.infer<typeof TokensSchema>
+
+/**
+ * What the harness's metering gateway counted for a run, from the provider's
+ * own usage fields in every response: the model requests that reported usage,
+ * their tokens, their price (`@pydantic/genai-prices`, request by request),
+ * and the models the provider named. Null in a record: the agent's traffic
+ * was not metered (a `command` agent without a gateway, `gold`, `noop`).
+ */
+export const MeteredSchema = z.strictObject({
+  requests: count,
+  tokens: TokensSchema,
+  costUsd: z.number().nonnegative(),
+  models: z.array(z.string()),
+})
+export type Metered = z.infer<typeof MeteredSchema>

@@ -7,6 +7,7 @@ import { stageLabel } from './labels.ts'
 import type { AnalysisReport } from './report.ts'
 import { integritySentences } from './integrity-summary.ts'
 import { sandboxSentences } from './sandbox-summary.ts'
+import { costSentences, costsDisagree } from './cost-summary.ts'
 import type { RunMeasure } from './secondary.ts'
 import type { SkillCheck } from './skill-checks.ts'
 import { claim, exploratorySentence, floorSentence, noVerdictSentences, verdictSentence } from './sentences.ts'
@@ -129,7 +130,7 @@ function runBlocks(comparison: Comparison, records: readonly RecordedRun[], leve
     { kind: 'heading', level, text: 'Runs (artifacts under artifacts/, beside the report; git-ignored)' },
     {
       kind: 'table',
-      header: ['task', 'arm', 'seed', 'outcome', 'cost', 'transcript', 'diff', 'oracle output'],
+      header: ['task', 'arm', 'seed', 'outcome', 'agent cost', 'metered cost', 'transcript', 'diff', 'oracle output'],
       rows: runs.map((run) => {
         const dir = artifactsPath(run)
         return [
@@ -138,6 +139,7 @@ function runBlocks(comparison: Comparison, records: readonly RecordedRun[], leve
           String(run.seed),
           run.outcome,
           formatUsd(run.costUsd),
+          run.metered === undefined || run.metered === null ? '—' : `${formatUsd(run.metered.costUsd)}${costsDisagree(run.costUsd, run.metered.costUsd) && run.outcome !== 'timeout' ? ' cost-disagrees' : ''}`,
           typeof run.transcript === 'string' ? { text: 'transcript', href: run.transcript } : '—',
           { text: 'diff.patch', href: `${dir}/diff.patch` },
           { text: 'stdout', href: `${dir}/oracle.stdout.txt` },
@@ -336,7 +338,7 @@ export function reportDocument(report: AnalysisReport, options: DocumentOptions 
   blocks.push(...labelBlocks(report))
   if (!report.complete) {
     blocks.push({ kind: 'verdict', verdict: 'no verdict', text: noVerdictSentences(report).join(' ') })
-    return [...blocks, ...sequentialBlocks(report), ...missingBlocks(report), ...dataBlocks(report), ...sandboxBlocks(report), ...integrityBlocks(report), ...provenanceBlocks(report), ...contaminationBlocks(report), ...changeLogBlocks(report)]
+    return [...blocks, ...sequentialBlocks(report), ...missingBlocks(report), ...dataBlocks(report), ...costBlocks(report), ...sandboxBlocks(report), ...integrityBlocks(report), ...provenanceBlocks(report), ...contaminationBlocks(report), ...changeLogBlocks(report)]
   }
   const several = report.comparisons.length > 1
   if (several) {
@@ -368,6 +370,7 @@ export function reportDocument(report: AnalysisReport, options: DocumentOptions 
     ...skillCheckBlocks(report),
     ...secondaryBlocks(report),
     ...dataBlocks(report),
+    ...costBlocks(report),
     ...sandboxBlocks(report),
     ...integrityBlocks(report),
     ...provenanceBlocks(report),
@@ -385,6 +388,7 @@ export function analysisLabels(report: AnalysisReport): { readonly tag: string; 
     labels.push({ tag: 'COMPLETENESS NOT CHECKED', text: 'No plan was read, so runs that were planned but never recorded at all (a task, a seed, a shard) cannot be seen as missing.' })
   }
   if (report.sandbox.unsandboxed) labels.push({ tag: 'UNSANDBOXED', text: sandboxSentences(report.sandbox)[0]! })
+  if (report.cost.disagreements.length > 0) labels.push({ tag: 'COST DISAGREES', text: costSentences(report.cost)[1]! })
   return labels
 }
 
@@ -434,6 +438,26 @@ function integrityBlocks(report: AnalysisReport): Block[] {
     { kind: 'heading', level: 2, text: 'Integrity' },
     { kind: 'paragraph', text: first },
     { kind: 'list', items: runs.map((line) => line.trim()) },
+  ]
+}
+
+/** The cost: which one is the endpoint, and every run whose agent and metered costs disagree. */
+function costBlocks(report: AnalysisReport): Block[] {
+  const [first, disagreeing] = costSentences(report.cost)
+  const { disagreements } = report.cost
+  return [
+    { kind: 'heading', level: 2, text: 'Cost' },
+    { kind: 'paragraph', text: first! },
+    ...(disagreements.length === 0
+      ? []
+      : [
+          { kind: 'paragraph' as const, text: disagreeing! },
+          {
+            kind: 'table' as const,
+            header: ['task', 'arm', 'seed', 'agent cost', 'metered cost', 'difference'],
+            rows: disagreements.map((run) => [run.task, run.arm, String(run.seed), formatUsd(run.agentUsd), formatUsd(run.meteredUsd), formatUsdChange(run.agentUsd - run.meteredUsd)]),
+          },
+        ]),
   ]
 }
 

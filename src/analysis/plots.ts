@@ -3,6 +3,7 @@ import type { Comparison } from './comparison.ts'
 import type { AnalysisReport } from './report.ts'
 import { listSkillChecks } from './skill-checks.ts'
 import { chargedCostUsd } from './task-summary.ts'
+import type { CostEndpoint } from './cost-summary.ts'
 
 /**
  * The report's figures as Vega-Lite specifications (pure data: rendered to
@@ -61,13 +62,13 @@ function runsOf(records: readonly RecordedRun[], task: string, arm: string): Rec
  * cost nothing (r = +∞) cannot be placed on the axis and are left out (the
  * caption says how many).
  */
-export function forestFigure(comparison: Comparison, records: readonly RecordedRun[], budgetUsd: number | null): Figure {
+export function forestFigure(comparison: Comparison, records: readonly RecordedRun[], budgetUsd: number | null, endpoint: CostEndpoint = 'metered'): Figure {
   const { treatment, control } = comparison
   const drawn = comparison.perTask.filter((pair) => Number.isFinite(pair.r) && pair.control.meanCostUsd > 0)
   const dots = drawn.flatMap((pair) =>
     [control, treatment].flatMap((arm) =>
       runsOf(records, pair.task, arm).map((run) => {
-        const relative = (chargedCostUsd(run, budgetUsd) - pair.control.meanCostUsd) / pair.control.meanCostUsd
+        const relative = (chargedCostUsd(run, budgetUsd, endpoint) - pair.control.meanCostUsd) / pair.control.meanCostUsd
         return { task: pair.task, arm, relative, description: `run ${pair.task} › ${arm} › seed ${run.seed}: ${run.outcome}, ${percent(relative)} against the ${control} mean` }
       }),
     ),
@@ -117,7 +118,7 @@ export function forestFigure(comparison: Comparison, records: readonly RecordedR
  * arm's colour, shaped by its outcome (solved, unsolved, timeout at the
  * budget cap).
  */
-export function pairedCostFigure(comparison: Comparison, records: readonly RecordedRun[], budgetUsd: number | null): Figure {
+export function pairedCostFigure(comparison: Comparison, records: readonly RecordedRun[], budgetUsd: number | null, endpoint: CostEndpoint = 'metered'): Figure {
   const { treatment, control } = comparison
   const order = comparison.perTask.map((pair) => pair.task)
   const lines = comparison.perTask.map((pair) => ({
@@ -135,9 +136,9 @@ export function pairedCostFigure(comparison: Comparison, records: readonly Recor
       runsOf(records, pair.task, arm).map((run) => ({
         task: pair.task,
         arm,
-        cost: chargedCostUsd(run, budgetUsd),
+        cost: chargedCostUsd(run, budgetUsd, endpoint),
         outcome: run.outcome,
-        description: `run ${pair.task} › ${arm} › seed ${run.seed}: ${run.outcome}, $${chargedCostUsd(run, budgetUsd).toFixed(4)}${run.outcome === 'timeout' ? ' (the budget cap)' : ''}`,
+        description: `run ${pair.task} › ${arm} › seed ${run.seed}: ${run.outcome}, $${chargedCostUsd(run, budgetUsd, endpoint).toFixed(4)}${run.outcome === 'timeout' ? ' (the budget cap)' : ''}`,
       })),
     ),
   )
@@ -220,7 +221,8 @@ export function conditionsFigure(report: AnalysisReport): Figure | null {
 export function reportFigures(report: AnalysisReport, records: readonly RecordedRun[]): Figure[] {
   if (!report.complete) return []
   const budget = report.parameters.budgetUsd
-  const figures = report.comparisons.flatMap((comparison) => [forestFigure(comparison, records, budget), pairedCostFigure(comparison, records, budget)])
+  const endpoint = report.parameters.cost
+  const figures = report.comparisons.flatMap((comparison) => [forestFigure(comparison, records, budget, endpoint), pairedCostFigure(comparison, records, budget, endpoint)])
   const conditions = conditionsFigure(report)
   return conditions === null ? figures : [...figures, conditions]
 }

@@ -2,6 +2,7 @@ import { SpecError, DataError } from '../errors.ts'
 import type { RecordedRun } from '../runs/record.ts'
 import { integritySummary, type IntegritySummary } from './integrity-summary.ts'
 import { sandboxSummary, type SandboxSummary } from './sandbox-summary.ts'
+import { costSummary, type CostEndpoint, type CostSummary } from './cost-summary.ts'
 import { holmAdjust } from '../stats/holm.ts'
 import type { McNemarResult } from '../stats/mcnemar.ts'
 import { compareArms, type Comparison, type EffectResult, type HodgesLehmannResult } from './comparison.ts'
@@ -92,6 +93,8 @@ export interface AnalysisReport {
     readonly power: number
     readonly effect: number
     readonly budgetUsd: number | null
+    /** The cost endpoint (`decision.cost`). */
+    readonly cost: CostEndpoint
   }
   /** Recorded runs of the analysed arms that the plan does not hold (they too keep a verdict back). */
   readonly unexpected: number
@@ -112,6 +115,8 @@ export interface AnalysisReport {
   readonly promptAllowances: readonly PromptAllowanceRow[]
   /** The sandbox the runs ran in (UNSANDBOXED said so) and the runs that tried to reach beyond it. */
   readonly sandbox: SandboxSummary
+  /** The cost endpoint used, how many runs were metered, and the runs whose agent and metered costs disagree. */
+  readonly cost: CostSummary
   /** Runs whose change carries integrity flags (test-disarming patterns): listed, not judged. */
   readonly integrity: IntegritySummary
   /**
@@ -188,12 +193,14 @@ export function analyzeRuns(allRecords: readonly RecordedRun[], settings: Analys
       power: settings.power,
       effect: settings.effect,
       budgetUsd: settings.budgetUsd,
+      cost: settings.cost ?? 'metered',
     },
     unexpected: completeness.unexpected,
     unexpectedRuns: completeness.unexpectedRuns,
     armsWithoutRuns: completeness.armsWithoutRuns,
     tasksWithoutRuns: completeness.tasksWithoutRuns,
     seedsMissingEverywhere: completeness.seedsMissingEverywhere,
+    cost: costSummary(records, arms, settings.cost),
   }
   const preregistration = {
     changeLog: settings.changeLog ?? [],
@@ -225,7 +232,7 @@ export function analyzeRuns(allRecords: readonly RecordedRun[], settings: Analys
     }
   }
 
-  const table = summariseTaskArms(records, arms, settings.budgetUsd)
+  const table = summariseTaskArms(records, arms, settings.budgetUsd, settings.cost)
   const statistics = settings.treatments.map((treatment) => compareArms(table, settings, treatment))
   const adjusted = holmAdjust(statistics.map((comparison) => comparison.primary.p))
   const comparisons: Comparison[] = statistics.map((comparison, index) => {

@@ -28,6 +28,7 @@ export const RecordedExperimentSchema = z.looseObject({
       bootstrapSeed: z.union([z.number().int(), z.string()]).optional(),
       power: z.number().gt(0).lt(1).optional(),
       effect: z.number().gt(0).lt(1).optional(),
+      cost: z.enum(['metered', 'agent']).optional(),
     })
     .optional(),
 })
@@ -148,6 +149,7 @@ export function resolveAnalysis(
     bootstrapSeed: flags.seed ?? decision.bootstrapSeed,
     power: flags.power ?? decision.power,
     effect: flags.effect ?? decision.effect,
+    cost: decision.cost,
   }
   return { settings, expected: expectedFor(records, spec, plan, arms), source: spec === null ? 'records' : 'spec' }
 }

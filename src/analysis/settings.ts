@@ -1,5 +1,6 @@
 import { DecisionRuleSchema, StageSchema, type ChangeLogEntry, type Experiment, type Sequential } from '../experiment/schema.ts'
 import type { z } from 'zod'
+import type { CostEndpoint } from './cost-summary.ts'
 
 /** What the experiment is for (a pilot's report is labelled as one). */
 export type Stage = z.infer<typeof StageSchema>
@@ -30,6 +31,8 @@ export interface AnalysisSettings {
   readonly planChecked: boolean
   /** The per-run budget cap: a timeout is charged this (null: the record's own costUsd). */
   readonly budgetUsd: number | null
+  /** Which cost is the endpoint (`decision.cost`): the metered one where runs were metered (undefined: the default, `metered`), or the agent's own. */
+  readonly cost?: CostEndpoint
   /** Significance level of the primary test (one-sided). */
   readonly alpha: number
   /** Non-inferiority margin in solved tasks. */

@@ -1,6 +1,7 @@
 import { DataError } from '../errors.ts'
 import type { RecordedRun } from '../runs/record.ts'
 import { roundUsd } from './costs.ts'
+import { endpointCostUsd, type CostEndpoint } from './cost-summary.ts'
 import type { AnalysisSettings } from './settings.ts'
 
 /** One arm on one task: its runs (one per seed) reduced the way the pre-registration says. */
@@ -23,12 +24,13 @@ export interface TaskArmSummary {
 export type TaskArmTable = ReadonlyMap<string, ReadonlyMap<string, TaskArmSummary>>
 
 /**
- * What a run costs in the analysis: its recorded cost, except that a timeout
- * is charged the arm's budget cap when the cap is known (the worst case, so a
- * failure can never make an arm look cheaper).
+ * What a run costs in the analysis: its cost under the pre-registered
+ * endpoint (the metered cost where it was metered, by default), except that
+ * a timeout is charged the arm's budget cap when the cap is known (the worst
+ * case, so a failure can never make an arm look cheaper).
  */
-export function chargedCostUsd(record: RecordedRun, budgetUsd: number | null): number {
-  return record.outcome === 'timeout' && budgetUsd !== null ? budgetUsd : record.costUsd
+export function chargedCostUsd(record: RecordedRun, budgetUsd: number | null, endpoint: CostEndpoint = 'metered'): number {
+  return record.outcome === 'timeout' && budgetUsd !== null ? budgetUsd : endpointCostUsd(record, endpoint)
 }
 
 function describe(record: RecordedRun): string {
@@ -61,7 +63,7 @@ export function checkRecords(records: readonly RecordedRun[], settings: Analysis
 }
 
 /** Reduces the records of the given arms to one summary per (task, arm). */
-export function summariseTaskArms(records: readonly RecordedRun[], arms: readonly string[], budgetUsd: number | null): TaskArmTable {
+export function summariseTaskArms(records: readonly RecordedRun[], arms: readonly string[], budgetUsd: number | null, endpoint: CostEndpoint = 'metered'): TaskArmTable {
   const wanted = new Set(arms)
   const grouped = new Map<string, Map<string, RecordedRun[]>>()
   for (const record of records) {
@@ -78,7 +80,7 @@ export function summariseTaskArms(records: readonly RecordedRun[], arms: readonl
     for (const [arm, unsorted] of byArm) {
       const runs = [...unsorted].sort((a, b) => a.seed - b.seed)
       let cost = 0
-      for (const run of runs) cost += chargedCostUsd(run, budgetUsd)
+      for (const run of runs) cost += chargedCostUsd(run, budgetUsd, endpoint)
       const solvedSeeds = runs.filter((run) => run.outcome === 'solved').length
       summaries.set(arm, {
         task,

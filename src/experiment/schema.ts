@@ -171,6 +171,13 @@ export const DecisionRuleSchema = z.strictObject({
   effect: z.number().gt(0).lt(1).default(0.15),
   /** A group-sequential design; absent: the fixed design (every planned run, one analysis). */
   sequential: SequentialSchema.optional(),
+  /**
+   * Which cost is the primary endpoint: `metered`, the harness's gateway's
+   * count from the provider's own usage fields (where a run's model traffic
+   * was metered; otherwise its agent's report), or `agent`, the agent's own
+   * report. Both are reported; runs where they disagree are flagged.
+   */
+  cost: z.enum(['metered', 'agent']).default('metered'),
 })
 export type DecisionRule = z.infer<typeof DecisionRuleSchema>
 

@@ -313,6 +313,16 @@ function checkManipulation(arm: string, hooks: readonly string[], result: AgentR
   }
 }
 
+/**
+ * `versions.model`: for a metered run the spec's model, else the model the
+ * provider named in most responses (a usage file in the session's HOME can be
+ * rewritten; the gateway's count cannot); unmetered, the agent's own report.
+ */
+function recordedModel(agent: AgentRunResult, specModel: string | undefined): string | null {
+  if (agent.metered !== undefined && agent.metered !== null) return specModel ?? agent.metered.models[0] ?? agent.model ?? null
+  return agent.model ?? specModel ?? null
+}
+
 /** Builds the record of a measured trial. A timeout is unsolved at the budget cap. */
 export function buildRecord(context: RunContext, trial: TrialResult, retries: HarnessRetry[], startedAt: Date, finishedAt: Date): RunRecord {
   const { experiment, task, arm, seed } = context
@@ -333,6 +343,7 @@ export function buildRecord(context: RunContext, trial: TrialResult, retries: Ha
     costUsd: timedOut ? experiment.spec.budgetUsd : trial.agent.costUsd,
     costSource: timedOut ? 'budget-cap' : trial.agent.costSource,
     tokens: trial.agent.tokens,
+    metered: trial.agent.metered ?? null,
     turns: trial.agent.turns,
     toolCalls: trial.agent.toolCalls,
     toolCallsBeforeFirstEdit: trial.agent.toolCallsBeforeFirstEdit,
@@ -345,7 +356,8 @@ export function buildRecord(context: RunContext, trial: TrialResult, retries: Ha
     versions: {
       harness: harnessVersion,
       agent: context.agentVersion,
-      model: trial.agent.model ?? armAgentSpec(experiment, arm).model ?? null,
+      // Metered: the spec's model, else the one the provider named most; never what the session wrote.
+      model: recordedModel(trial.agent, armAgentSpec(experiment, arm).model),
       tool: armSpec.tool === undefined ? null : `${armSpec.tool.name}@${armSpec.tool.version}`,
       node: process.version,
       sandbox: trial.sandboxVersion,

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { CostSourceSchema, TokensSchema } from '../agents/usage.ts'
+import { CostSourceSchema, MeteredSchema, TokensSchema } from '../agents/usage.ts'
 import { OracleSchema } from '../oracle/result.ts'
 
 /**
@@ -17,7 +17,7 @@ export const OutcomeSchema = z.enum(['solved', 'unsolved', 'timeout'])
 export type Outcome = z.infer<typeof OutcomeSchema>
 
 /** The parts the agents and the oracle define, re-exported so readers of records find them here too. */
-export { CostSourceSchema, TokensSchema, type CostSource, type Tokens } from '../agents/usage.ts'
+export { CostSourceSchema, MeteredSchema, TokensSchema, type CostSource, type Metered, type Tokens } from '../agents/usage.ts'
 export { OracleSchema, TestsOracleSchema, VerifyOracleSchema, type OracleResult } from '../oracle/result.ts'
 
 /** Manipulation check: how often the treatment's hooks ran inside the session. */
@@ -76,6 +76,8 @@ export const MeasuredRunSchema = z.strictObject({
   costUsd: z.number().nonnegative(),
   costSource: CostSourceSchema,
   tokens: TokensSchema.nullable(),
+  /** What the harness's metering gateway counted from the provider's own usage fields, or null when the agent's traffic was not metered. */
+  metered: MeteredSchema.nullable(),
   turns: count.nullable(),
   toolCalls: count.nullable(),
   toolCallsBeforeFirstEdit: count.nullable(),

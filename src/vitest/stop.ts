@@ -15,7 +15,7 @@ import type { HarnessFailureReason } from '../errors.ts'
  * The failures that stop an experiment: they are about the agent's setup, not about one task, or (`tampered`) a task
  * folder or template no longer holds what the spec hash locked, so no later run of the experiment would measure it.
  */
-export const STOPPING_REASONS: ReadonlySet<HarnessFailureReason> = new Set(['auth', 'refused', 'tampered'])
+export const STOPPING_REASONS: ReadonlySet<HarnessFailureReason> = new Set(['auth', 'refused', 'tampered', 'unmetered'])
 
 /** What the stop note says. */
 export interface StopNote {

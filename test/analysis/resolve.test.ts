@@ -37,6 +37,7 @@ describe('what to analyse: spec.json, flags, or the records alone', () => {
       bootstrapSeed: 7,
       power: 0.9,
       effect: 0.2,
+      cost: 'metered',
     })
     // Tasks recorded (001, 002) × the analysed arms × seeds 1..2.
     expect(expected).toHaveLength(2 * 3 * 2)

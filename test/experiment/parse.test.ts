@@ -9,7 +9,7 @@ describe('parsing an experiment', () => {
     const spec = parseExperiment(minimal, 'tasks/pilot/experiment.ts')
     expect(spec.seeds).toBe(3)
     expect(spec.orderSeed).toBe(20261014)
-    expect(spec.decision).toEqual({ alpha: 0.05, margin: 1, resamples: 10_000, bootstrapSeed: 20261014, power: 0.8, effect: 0.15 })
+    expect(spec.decision).toEqual({ alpha: 0.05, margin: 1, resamples: 10_000, bootstrapSeed: 20261014, power: 0.8, effect: 0.15, cost: 'metered' })
     expect(spec.output).toBe('bench/task_outcome/pilot')
     expect(spec.tasks).toEqual({ dir: '.' })
     expect(spec.arms.tool?.setup).toEqual({ files: {}, commands: [], env: {}, path: [] })

@@ -24,6 +24,7 @@ export function sampleRecord(overrides: Partial<RunRecord> = {}): RunRecord {
     costUsd: 0.05,
     costSource: 'agent',
     tokens: { input: 10, output: 5, cacheRead: 0, cacheWrite: 0 },
+    metered: null,
     turns: 3,
     toolCalls: 4,
     toolCallsBeforeFirstEdit: 2,

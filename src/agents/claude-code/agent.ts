@@ -63,8 +63,16 @@ export function claudeArgs(
   ]
 }
 
-/** The environment the adapter adds to the harness's allowlist. */
-export function claudeEnv(base: Readonly<Record<string, string>>, options: ClaudeCodeOptions, scriptedUrl: string | undefined): Record<string, string> {
+/** Anthropic's API, where the metering gateway forwards a real run's requests (unless the run's environment names another `ANTHROPIC_BASE_URL`). */
+export const ANTHROPIC_API = 'https://api.anthropic.com'
+
+/**
+ * The environment the adapter adds to the harness's allowlist. The CLI's
+ * model traffic goes to `ANTHROPIC_BASE_URL` (the supported setting): the
+ * run's metering gateway, in front of the scripted model server
+ * (`scriptedUrl`, with its key) or of the real API (`providerUrl`).
+ */
+export function claudeEnv(base: Readonly<Record<string, string>>, options: ClaudeCodeOptions, scriptedUrl: string | undefined, providerUrl?: string): Record<string, string> {
   return {
     ...base,
     // No auto-updates, telemetry or other side traffic: the run talks to its model only.
@@ -72,6 +80,7 @@ export function claudeEnv(base: Readonly<Record<string, string>>, options: Claud
     DISABLE_AUTOUPDATER: '1',
     // As root the CLI refuses to bypass permissions unless it is told it runs in a sandbox (it does: a throwaway workspace).
     ...(isRoot() && options.permissionMode === 'bypassPermissions' ? { IS_SANDBOX: '1' } : {}),
+    ...(providerUrl === undefined ? {} : { ANTHROPIC_BASE_URL: providerUrl }),
     ...(scriptedUrl === undefined ? {} : { ANTHROPIC_BASE_URL: scriptedUrl, ANTHROPIC_API_KEY: SCRIPTED_MODEL_KEY }),
   }
 }
@@ -91,14 +100,19 @@ export class ClaudeCodeAgent extends CliAgent<ClaudeCodeOptions> {
     return stdout.trim() || undefined
   }
 
-  /** The prompt goes to stdin; with the scripted model, its URL and key. */
-  protected async launch(request: AgentRunRequest, scriptedUrl: string | undefined): Promise<CliLaunch<undefined>> {
+  /** The real API (or the run's own `ANTHROPIC_BASE_URL`), metered through the gateway. */
+  protected override providerUpstream(request: AgentRunRequest): string {
+    return request.env.ANTHROPIC_BASE_URL ?? ANTHROPIC_API
+  }
+
+  /** The prompt goes to stdin; the model is the gateway's URL (with the scripted model, its key). */
+  protected async launch(request: AgentRunRequest, scriptedUrl: string | undefined, providerUrl?: string): Promise<CliLaunch<undefined>> {
     return {
       args: claudeArgs(this.spec, this.options, request, this.#experimentDir),
-      env: claudeEnv(request.env, this.options, scriptedUrl),
+      env: claudeEnv(request.env, this.options, scriptedUrl, providerUrl),
       input: request.prompt,
       killGraceMs: this.options.killGraceSeconds * 1000,
-      loopbackPorts: loopbackPorts(scriptedUrl),
+      loopbackPorts: loopbackPorts(scriptedUrl ?? providerUrl),
       // A settings file named by the experiment lives in the project: the sandbox shows the CLI that file alone.
       ...(this.options.settings === undefined ? {} : { readOnly: [path.resolve(this.#experimentDir, this.options.settings)] }),
       context: undefined,

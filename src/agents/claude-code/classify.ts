@@ -108,8 +108,34 @@ function printedBy(stream: ClaudeStream, end: ClaudeProcessEnd): string {
   return lastLines(end.stderr) || lastLines(stream.unparsedLines.join('\n'))
 }
 
+/**
+ * Whether the stream is the CLI's own: exactly one `result` event, nothing
+ * after it, and a clean exit after a successful one. Hooks, MCP servers and
+ * tools run inside the session with the CLI's uid; one that reaches the CLI's
+ * stdout (`pidfd_getfd(2)`, a descriptor it inherited) can print a second,
+ * cheaper result after the real one. The message says what was found, or null.
+ */
+export function forgedReport(stream: ClaudeStream, end: ClaudeProcessEnd): string | null {
+  if (stream.resultEvents > 1) return `claude's stream holds ${stream.resultEvents} result events; the CLI prints exactly one`
+  if (stream.linesAfterResult > 0) return `claude's stream has ${stream.linesAfterResult} line(s) after its result event; the CLI prints nothing after it`
+  const result = stream.result
+  if (result !== null && !result.isError && !end.timedOut && end.signal === null && end.exitCode !== 0) {
+    return `claude printed a successful result but exited ${end.exitCode}; the CLI exits 0 after one`
+  }
+  return null
+}
+
 /** Classifies one session (see `classifySession` and the rules above), as a value rather than a throw. */
 export function classifyClaudeRun(stream: ClaudeStream, end: ClaudeProcessEnd): ClaudeClassification {
+  const forged = forgedReport(stream, end)
+  if (forged !== null) {
+    return {
+      kind: 'failure',
+      reason: 'tampered',
+      message: `${forged}: something in the session wrote to the CLI's output, so its report (cost, turns, hooks) cannot be trusted. The experiment stops; this run is not recorded. Look at the arm's hooks, MCP servers and tools.`,
+      retryable: false,
+    }
+  }
   let stop: AgentStop
   try {
     stop = classifySession(CLAUDE_RULES, stream, end).stop

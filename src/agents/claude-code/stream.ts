@@ -36,8 +36,12 @@ export interface ClaudeStream {
   readonly unparsedLines: readonly string[]
   /** The `system/init` event, if any. */
   readonly init: { readonly model: string | null; readonly apiKeySource: string | null; readonly version: string | null } | null
-  /** The last `result` event, or null when the session printed none. */
+  /** The first `result` event, or null when the session printed none (a second one is forged: see `resultEvents`). */
   readonly result: ClaudeResultEvent | null
+  /** How many `result` events the stream holds: the CLI prints exactly one, last. */
+  readonly resultEvents: number
+  /** Non-empty lines after the first `result` event (the CLI prints none: anything there was written by someone else). */
+  readonly linesAfterResult: number
   /** `tool_use` blocks on top-level assistant events (`parent_tool_use_id` null). */
   readonly toolCalls: number
   /** Top-level `tool_use` blocks before the first Edit/Write/MultiEdit/NotebookEdit; null when the session made no edit. */
@@ -117,11 +121,14 @@ export class ClaudeStreamReader {
   #apiRetries = 0
   #retrying: ClaudeStream['retryingApi'] = null
   #assistantModel: string | null = null
+  #results = 0
+  #afterResult = 0
 
   /** Reads one line of the stream. */
   push(line: string): void {
     const text = line.trim()
     if (text === '') return
+    if (this.#results > 0) this.#afterResult++
     let event: unknown
     try {
       event = JSON.parse(text)
@@ -137,7 +144,10 @@ export class ClaudeStreamReader {
     if (event.type === 'assistant' || event.type === 'user' || event.type === 'result') this.#retrying = null
     if (event.type === 'system') this.#system(event)
     else if (event.type === 'assistant') this.#assistant(event)
-    else if (event.type === 'result') this.#result = readResult(event)
+    else if (event.type === 'result') {
+      this.#results++
+      this.#result ??= readResult(event)
+    }
   }
 
   #system(event: Json): void {
@@ -174,6 +184,8 @@ export class ClaudeStreamReader {
       unparsedLines: [...this.#unparsed],
       init: this.#init,
       result: this.#result,
+      resultEvents: this.#results,
+      linesAfterResult: this.#afterResult,
       toolCalls: this.#toolCalls,
       toolCallsBeforeFirstEdit: this.#beforeFirstEdit,
       hooksFired: { ...this.#hooks },

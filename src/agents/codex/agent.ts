@@ -14,6 +14,9 @@ import { CodexOptionsSchema, type CodexOptions } from './options.ts'
 import { readRollout } from './rollout.ts'
 import { readCodexStream } from './stream.ts'
 
+/** OpenAI's API, where the metering gateway forwards a real run's requests unless `options.baseUrl` names another. */
+export const OPENAI_API = 'https://api.openai.com/v1'
+
 /** The provider name the adapter defines when `options.baseUrl` is set. */
 const PROVIDER = 'task-outcome'
 
@@ -83,11 +86,23 @@ export class CodexAgent extends CliAgent<CodexOptions, { readonly codexHome: str
     ]
   }
 
-  /** With the scripted model: its URL as the provider, its key, and no retries unless the options ask for them. */
-  protected async launch(request: AgentRunRequest, scriptedUrl: string | undefined): Promise<CliLaunch<{ readonly codexHome: string }>> {
+  /** The provider's base URL (`options.baseUrl`, else OpenAI's API), metered through the gateway. */
+  protected override providerUpstream(): string {
+    return this.options.baseUrl ?? OPENAI_API
+  }
+
+  protected override get meteredPrice(): PriceKey {
+    return this.#price
+  }
+
+  /**
+   * The gateway's URL as the provider's `base_url` (the scripted model's key, and no retries unless the options
+   * ask for them, with the scripted model; the options' `envKey` otherwise).
+   */
+  protected async launch(request: AgentRunRequest, scriptedUrl: string | undefined, providerUrl?: string): Promise<CliLaunch<{ readonly codexHome: string }>> {
     const options: CodexOptions =
       scriptedUrl === undefined
-        ? this.options
+        ? { ...this.options, ...(providerUrl === undefined ? {} : { baseUrl: providerUrl }) }
         : {
             ...this.options,
             baseUrl: `${scriptedUrl}/v1`,

@@ -5,6 +5,7 @@ import { HarnessFailure, SpecError } from '../../errors.ts'
 import type { AgentSpec } from '../../experiment/schema.ts'
 import { CliAgent, type CliLaunch, type CliSession } from '../cli-agent.ts'
 import { parseAdapterOptions } from '../options.ts'
+import { loopbackPorts } from '../scripted-run.ts'
 import { priceTokens } from '../pricing/price.ts'
 import { genaiPricesVersion } from '../pricing/version.ts'
 import { classifySession, type SessionRules } from '../session.ts'
@@ -92,8 +93,18 @@ export class CommandAgent extends CliAgent<CommandOptions, { readonly name: stri
     return `command ${own}; genai-prices ${genaiPricesVersion}`
   }
 
-  /** The prompt on stdin, the run's identity in `TASK_OUTCOME_*` variables. */
-  protected async launch(request: AgentRunRequest): Promise<CliLaunch<{ readonly name: string }>> {
+  /** `options.modelApi`, metered through the gateway. */
+  protected override providerUpstream(): string | undefined {
+    return this.options.modelApi
+  }
+
+  /** A command may call no model at all (`allowZeroCost`); one that goes around its gateway keeps its own report beside the metered one. */
+  protected override get meteringRequired(): boolean {
+    return false
+  }
+
+  /** The prompt on stdin, the run's identity in `TASK_OUTCOME_*` variables, the gateway's URL in `TASK_OUTCOME_MODEL_URL`. */
+  protected async launch(request: AgentRunRequest, _scriptedUrl: string | undefined, providerUrl?: string): Promise<CliLaunch<{ readonly name: string }>> {
     const file = this.#executable(request.env)
     const env: Record<string, string> = {
       ...request.env,
@@ -104,6 +115,7 @@ export class CommandAgent extends CliAgent<CommandOptions, { readonly name: stri
       TASK_OUTCOME_TIMEOUT_SECONDS: String(request.timeoutMs / 1000),
       ...(this.spec.model === undefined ? {} : { TASK_OUTCOME_MODEL: this.spec.model }),
       ...(this.spec.maxTurns === undefined ? {} : { TASK_OUTCOME_MAX_TURNS: String(this.spec.maxTurns) }),
+      ...(providerUrl === undefined ? {} : { TASK_OUTCOME_MODEL_URL: providerUrl }),
     }
     return {
       command: { file, args: [] },
@@ -111,7 +123,7 @@ export class CommandAgent extends CliAgent<CommandOptions, { readonly name: stri
       env,
       input: request.prompt,
       killGraceMs: this.options.killGraceSeconds * 1000,
-      loopbackPorts: this.options.loopbackPorts,
+      loopbackPorts: [...this.options.loopbackPorts, ...loopbackPorts(providerUrl)],
       context: { name: `command ${path.basename(file)}` },
     }
   }

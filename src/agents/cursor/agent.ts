@@ -103,6 +103,16 @@ export class CursorAgent extends CliAgent<CursorOptions, { readonly nodeVersion:
    * scratch folder, removed after the run. With the scripted model its URL is
    * the backend and its key the API key (unless the run's environment has one).
    */
+  /**
+   * Not metered: `@cursor/sdk` takes a backend URL (`CURSOR_BACKEND_URL`), but
+   * that backend is Cursor's own agent service, speaking protobuf over Connect
+   * with no provider usage fields the gateway could read; the SDK's own
+   * usage report stands (`metered: null`).
+   */
+  protected override get meterable(): boolean {
+    return false
+  }
+
   protected async launch(request: AgentRunRequest, scriptedUrl: string | undefined): Promise<CliLaunch<{ readonly nodeVersion: string }>> {
     const backendUrl = scriptedUrl ?? this.options.backendUrl
     const key = request.env[this.options.apiKeyEnv] ?? (scriptedUrl === undefined ? undefined : SCRIPTED_MODEL_KEY)

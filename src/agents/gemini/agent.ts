@@ -27,6 +27,9 @@ export function geminiRunSettings(spec: AgentSpec, options: GeminiOptions): Reco
   return mergeSettings(settings, options.settings)
 }
 
+/** Google's Gemini API, where the metering gateway forwards a real run's requests unless `options.baseUrl` names another. */
+export const GEMINI_API = 'https://generativelanguage.googleapis.com'
+
 /**
  * `gemini`: the Gemini CLI (`gemini -p PROMPT -o stream-json`), priced from
  * its tokens with `@pydantic/genai-prices`; thinking tokens bill at the
@@ -66,9 +69,21 @@ export class GeminiAgent extends CliAgent<GeminiOptions, { readonly home: string
     return ['-p', prompt, '-o', 'stream-json', '--skip-trust', '--approval-mode', this.options.approvalMode, '-m', this.#model, ...this.spec.args]
   }
 
+  /** The Gemini API (`options.baseUrl`, else Google's), metered through the gateway (`GOOGLE_GEMINI_BASE_URL`). */
+  protected override providerUpstream(): string {
+    return this.options.baseUrl ?? GEMINI_API
+  }
+
+  protected override get meteredPrice(): PriceKey {
+    return this.#price
+  }
+
   /** The run's HOME holds its settings; with the scripted model, its URL and key, one API attempt per request unless the options say otherwise. */
-  protected async launch(request: AgentRunRequest, scriptedUrl: string | undefined): Promise<CliLaunch<{ readonly home: string }>> {
-    const options: GeminiOptions = scriptedUrl === undefined ? this.options : { ...this.options, baseUrl: scriptedUrl, maxAttempts: this.options.maxAttempts ?? 1 }
+  protected async launch(request: AgentRunRequest, scriptedUrl: string | undefined, providerUrl?: string): Promise<CliLaunch<{ readonly home: string }>> {
+    const options: GeminiOptions =
+      scriptedUrl === undefined
+        ? { ...this.options, ...(providerUrl === undefined ? {} : { baseUrl: providerUrl }) }
+        : { ...this.options, baseUrl: scriptedUrl, maxAttempts: this.options.maxAttempts ?? 1 }
     const env: Record<string, string> = { ...request.env, ...(scriptedUrl === undefined ? {} : { GEMINI_API_KEY: SCRIPTED_MODEL_KEY }) }
     if (options.baseUrl !== undefined) env.GOOGLE_GEMINI_BASE_URL = options.baseUrl
     const home = env.HOME ?? path.join(path.dirname(request.transcriptPath), 'home')

@@ -52,6 +52,14 @@ describe('a successful session', () => {
         billed.inputTokens * SONNET_45.input + billed.outputTokens * SONNET_45.output + billed.cacheWriteTokens * SONNET_45.cacheWrite + billed.cacheReadTokens * SONNET_45.cacheRead
       expect(result.costUsd).toBeCloseTo(expected, 9)
       expect(result.costUsd).toBeGreaterThan(0)
+      // Metered: the run's gateway stood between the CLI and the server and counted the same tokens from the
+      // server's own usage fields, one request per model call, priced by the bundled table at the same rates.
+      expect(result.metered).toEqual({
+        requests: server.requests.filter((served) => served.route === 'model').length,
+        tokens: result.tokens,
+        costUsd: expect.closeTo(expected, 9),
+        models: ['claude-sonnet-4-5'],
+      })
       // The edit really happened, through the CLI's Edit tool.
       expect(await readFile(path.join(workspace, 'src/greet.js'), 'utf8')).toBe(GREET_AFTER)
       // The transcript is the raw stream, and its hash is the file's.
