@@ -5,7 +5,10 @@ import { GoldAgent } from '../agents/builtin/gold.ts'
 import { NoopAgent } from '../agents/builtin/noop.ts'
 import type { Agent } from '../agents/types.ts'
 import { TaskOutcomeError } from '../errors.ts'
-import { judge } from '../oracle/index.ts'
+import { judge, type OracleOptions } from '../oracle/index.ts'
+import { oracleToolchain } from '../oracle/toolchain.ts'
+import { probeSandbox, toolchainMounts } from '../sandbox/index.ts'
+import { templateRoot } from '../workspace/template.ts'
 import type { Task } from '../tasks/task.ts'
 import { buildAgentEnv } from '../workspace/env.ts'
 import { createWorkspace, defaultWorkspaceRoot } from '../workspace/index.ts'
@@ -25,8 +28,29 @@ export interface TaskCheck {
   readonly problem: string | null
 }
 
+/** What the check's oracle runs with: a run's toolchain and, where the machine has one, a run's sandbox. */
+type CheckOracle = Pick<OracleOptions, 'sandbox' | 'toolchain'>
+
+/**
+ * The oracle options a run of an experiment would use on this machine: the
+ * toolchain resolved the same way (nothing inside the project, the
+ * workspaces or the templates on its PATH) and the oracle's sandbox, which
+ * sees the toolchain's folders and the prepared dependency folder
+ * read-only. So a task that validates is a task the runs can judge, and no
+ * check writes into a prepared folder.
+ */
+export async function checkOracle(): Promise<CheckOracle> {
+  const exclude = [...new Set([process.cwd(), defaultWorkspaceRoot(), templateRoot()])]
+  const toolchain = await oracleToolchain(process.env.PATH, exclude)
+  const sandboxed = await probeSandbox().then(() => true, () => false)
+  return {
+    toolchain,
+    ...(sandboxed ? { sandbox: { readOnly: [...new Set([...toolchainMounts(toolchain.path, exclude), ...Object.values(toolchain.binaries).map((file) => path.dirname(file))])] } } : {}),
+  }
+}
+
 /** Runs one agent on a fresh workspace of the task and asks the oracle. */
-async function trial(task: Task, agent: Agent, timeoutMs: number): Promise<CheckOutcome> {
+async function trial(task: Task, agent: Agent, timeoutMs: number, oracle: CheckOracle): Promise<CheckOutcome> {
   const root = defaultWorkspaceRoot()
   await mkdir(root, { recursive: true })
   const scratch = await mkdtemp(path.join(root, 'validate-'))
@@ -47,7 +71,7 @@ async function trial(task: Task, agent: Agent, timeoutMs: number): Promise<Check
       arm: agent.kind,
       seed: 1,
     })
-    const judgement = await judge(task, workspace, { timeoutMs, scratchDir: scratch })
+    const judgement = await judge(task, workspace, { timeoutMs, scratchDir: scratch, ...oracle })
     return { solved: judgement.solved }
   } catch (error) {
     if (error instanceof TaskOutcomeError) return { error: error.message }
@@ -67,9 +91,10 @@ function describe(outcome: CheckOutcome, expectSolved: boolean, agent: string): 
 }
 
 /** Checks one task: gold must solve it, noop must not. */
-export async function checkTask(task: Task, timeoutMs: number): Promise<TaskCheck> {
-  const gold = await trial(task, new GoldAgent(), timeoutMs)
-  const noop = await trial(task, new NoopAgent(), timeoutMs)
+export async function checkTask(task: Task, timeoutMs: number, oracle?: CheckOracle): Promise<TaskCheck> {
+  const options = oracle ?? (await checkOracle())
+  const gold = await trial(task, new GoldAgent(), timeoutMs, options)
+  const noop = await trial(task, new NoopAgent(), timeoutMs, options)
   const problems = [describe(gold, true, 'gold'), describe(noop, false, 'noop')].filter((p): p is string => p !== null)
   return { task: task.id, gold, noop, valid: problems.length === 0, problem: problems.length === 0 ? null : problems.join('; ') }
 }
@@ -82,10 +107,11 @@ export async function checkTasks(
   tasks: readonly Task[],
   options: { timeoutMs: number; concurrency?: number; onChecked?: (check: TaskCheck, done: number, total: number) => void },
 ): Promise<TaskCheck[]> {
+  const oracle = await checkOracle()
   return mapPool(
     tasks,
     options.concurrency ?? os.availableParallelism(),
-    (task) => checkTask(task, options.timeoutMs),
+    (task) => checkTask(task, options.timeoutMs, oracle),
     (check, _index, done) => options.onChecked?.(check, done, tasks.length),
   )
 }

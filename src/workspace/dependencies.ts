@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { existsSync } from 'node:fs'
-import { lstat, mkdir, mkdtemp, readdir, readFile, readlink, realpath, rename, rm, symlink, writeFile } from 'node:fs/promises'
+import { chmod, lstat, mkdir, mkdtemp, readdir, readFile, readlink, realpath, rename, rm, symlink, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { HarnessFailure } from '../errors.ts'
@@ -8,6 +8,7 @@ import { isolatedSandbox, probeSandbox, runProcess, SANDBOX_HOST_PATH, toolchain
 import type { Task } from '../tasks/task.ts'
 import { parentTemplate, templateRoot } from './template.ts'
 import { discardPublished } from './discard.ts'
+import { packageManagerSetup, packageManagerVersions, pnpmStoreFolder } from './package-managers.ts'
 
 /**
  * Prepared dependency folders: what a task's tests need beyond the repository
@@ -71,9 +72,11 @@ export function npmCacheFolder(env: Readonly<Record<string, string | undefined>>
   return configured !== undefined && configured !== '' ? path.resolve(configured) : path.join(env.HOME ?? os.homedir(), '.npm')
 }
 
-/** The cache key: format, command, mount, every input's path and bytes, platform, architecture and Node's major version. */
+/** The cache key: format, command, mount, every input's path and bytes, platform, architecture, Node's major version and the pinned package managers. */
 export function dependencyKey(recipe: DependencyRecipe, inputs: Readonly<Record<string, string>>): string {
-  const hash = createHash('sha256').update(`deps\0${DEPENDENCIES_FORMAT}\0${recipe.prepare}\0${recipe.mount}\0${process.platform}\0${process.arch}\0${process.versions.node.split('.')[0]}\0`)
+  const hash = createHash('sha256').update(
+    `deps\0${DEPENDENCIES_FORMAT}\0${recipe.prepare}\0${recipe.mount}\0${process.platform}\0${process.arch}\0${process.versions.node.split('.')[0]}\0${packageManagerVersions()}\0`,
+  )
   for (const file of Object.keys(inputs).sort()) hash.update(`${file}\0${inputs[file]}\0`)
   return `deps-${hash.digest('hex').slice(0, 32)}`
 }
@@ -113,12 +116,26 @@ async function verifiedCtimes(root: string, key: string, mount: string): Promise
   return JSON.stringify(files) === JSON.stringify(manifest.files) ? ctimes : null
 }
 
-/** Runs the prepare command in `project` (sandboxed: no network, npm's cache read-only). */
+/**
+ * Runs the prepare command in `project` (sandboxed: no network; npm's cache,
+ * the pnpm store and yarn's caches read-only; the pinned pnpm and yarn first
+ * on PATH).
+ */
 async function runPrepare(recipe: DependencyRecipe, building: string, options: PrepareOptions): Promise<void> {
   const project = path.join(building, 'project')
   const home = path.join(building, 'home')
+  const bin = path.join(building, 'bin')
+  const storeView = path.join(building, 'pnpm-store')
   await mkdir(home, { recursive: true })
-  const pathVariable = options.pathVariable ?? process.env.PATH ?? SANDBOX_HOST_PATH
+  await mkdir(bin, { recursive: true })
+  const sandboxed = options.sandboxed ?? (await probeSandbox().then(() => true, () => false))
+  const managers = packageManagerSetup(process.execPath, storeView)
+  for (const [name, script] of Object.entries(managers.bin)) {
+    await writeFile(path.join(bin, name), script)
+    await chmod(path.join(bin, name), 0o755)
+  }
+  for (const mount of managers.mounts) await mkdir(mount.target, { recursive: true })
+  const pathVariable = `${bin}${path.delimiter}${options.pathVariable ?? process.env.PATH ?? SANDBOX_HOST_PATH}`
   const cache = npmCacheFolder()
   const env: Record<string, string> = {
     PATH: pathVariable,
@@ -130,10 +147,16 @@ async function runPrepare(recipe: DependencyRecipe, building: string, options: P
     npm_config_update_notifier: 'false',
     npm_config_audit: 'false',
     npm_config_fund: 'false',
+    ...managers.env,
+    // Without a sandbox, pnpm reads the user's store itself.
+    ...(sandboxed ? {} : { npm_config_store_dir: pnpmStoreFolder() }),
   }
-  const sandboxed = options.sandboxed ?? (await probeSandbox().then(() => true, () => false))
   const sandbox = sandboxed
-    ? isolatedSandbox({ writable: [building], readOnly: [...toolchainMounts(pathVariable, [root(options)]), ...(existsSync(cache) ? [cache] : [])] })
+    ? isolatedSandbox({
+        writable: [building],
+        readOnly: [...toolchainMounts(options.pathVariable ?? process.env.PATH ?? SANDBOX_HOST_PATH, [root(options)]), ...(existsSync(cache) ? [cache] : []), ...managers.readOnly],
+        mounts: managers.mounts,
+      })
     : UNSANDBOXED_HOST
   const result = await runProcess(
     { file: sandboxed ? '/bin/bash' : 'bash', args: ['-c', recipe.prepare] },
@@ -143,7 +166,8 @@ async function runPrepare(recipe: DependencyRecipe, building: string, options: P
     throw new HarnessFailure(
       'setup',
       `${options.where}: preparing ${recipe.mount} with \`${recipe.prepare}\` ${result.timedOut ? 'timed out' : `exited ${result.exitCode}`} ` +
-        `(it runs without network: an npm lockfile needs "resolved" and "integrity" for every package, and npm's cache ${cache} the tarballs): ${result.all.slice(-1500)}`,
+        `(it runs without network, from the caches a user fills once with network: npm's ${cache}, the pnpm store ${pnpmStoreFolder()} or yarn's cache; ` +
+        `an npm lockfile needs "resolved" and "integrity" for every package): ${result.all.slice(-1500)}`,
       { retryable: false },
     )
   }
@@ -220,7 +244,7 @@ async function publishPrepared(recipe: DependencyRecipe, bytes: ReadonlyMap<stri
       await writeFile(path.join(building, 'project', file), content)
     }
     await runPrepare(recipe, building, options)
-    await rm(path.join(building, 'home'), { recursive: true, force: true })
+    for (const scratch of ['home', 'bin', 'pnpm-store']) await rm(path.join(building, scratch), { recursive: true, force: true })
     const { files } = await folderTree(path.join(building, 'project', recipe.mount))
     const manifest: Manifest = { format: DEPENDENCIES_FORMAT, prepare: recipe.prepare, mount: recipe.mount, inputs, files }
     await writeFile(path.join(building, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`)
@@ -287,16 +311,41 @@ export async function preparedRunner(prepared: PreparedDependencies, testCommand
   const prefix = `${prepared.mount}/`
   const program = first.startsWith('./') ? first.slice(2) : first
   if (!program.startsWith(prefix)) return null
-  let file: string
-  try {
-    file = await realpath(path.join(prepared.folder, program.slice(prefix.length)))
-  } catch {
-    return null
-  }
-  const top = await realpath(prepared.folder)
-  for (let dir = path.dirname(file); dir.startsWith(top + path.sep); dir = path.dirname(dir)) {
-    const manifest = await readFile(path.join(dir, 'package.json'), 'utf8').then((text) => JSON.parse(text) as { name?: unknown; version?: unknown }, () => null)
+  const top = await realpath(prepared.folder).catch(() => null)
+  if (top === null) return null
+  const owner = await owningPackage(top, path.join(prepared.folder, program.slice(prefix.length)))
+  if (owner !== null) return owner
+  // pnpm's and yarn's `.bin` entries can be shell scripts, not links: the package whose `bin` names the program.
+  const bin = program.slice(prefix.length).match(/^\.bin\/([^/]+)$/)?.[1]
+  return bin === undefined ? null : binOwner(top, bin)
+}
+
+/** The name and version of the package `file` (resolved) belongs to, inside `top`; null when none. */
+async function owningPackage(top: string, file: string): Promise<string | null> {
+  const resolved = await realpath(file).catch(() => null)
+  if (resolved === null) return null
+  for (let dir = path.dirname(resolved); dir.startsWith(top + path.sep); dir = path.dirname(dir)) {
+    const manifest = await readManifest(dir)
     if (manifest !== null && typeof manifest.name === 'string' && typeof manifest.version === 'string') return `${manifest.name} ${manifest.version}`
+  }
+  return null
+}
+
+const readManifest = (dir: string) => readFile(path.join(dir, 'package.json'), 'utf8').then((text) => JSON.parse(text) as { name?: unknown; version?: unknown; bin?: unknown }, () => null)
+
+/** The top-level package of `top` whose `bin` field names `bin` (its own name first), as `name version`. */
+async function binOwner(top: string, bin: string): Promise<string | null> {
+  const names = [bin]
+  for (const entry of await readdir(top).catch(() => [] as string[])) {
+    if (entry.startsWith('.')) continue
+    if (entry.startsWith('@')) for (const scoped of await readdir(path.join(top, entry)).catch(() => [] as string[])) names.push(`${entry}/${scoped}`)
+    else if (entry !== bin) names.push(entry)
+  }
+  for (const name of names) {
+    const manifest = await readManifest(path.join(top, name))
+    if (manifest === null || typeof manifest.name !== 'string' || typeof manifest.version !== 'string') continue
+    const bins = typeof manifest.bin === 'string' ? { [manifest.name.split('/').pop()!]: manifest.bin } : (manifest.bin ?? {})
+    if (typeof bins === 'object' && bins !== null && bin in bins) return `${manifest.name} ${manifest.version}`
   }
   return null
 }

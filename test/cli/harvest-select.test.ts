@@ -51,7 +51,7 @@ describe('task-outcome harvest and select', () => {
   it('harvest exits 1 and says what to check when nothing is found', async () => {
     const result = await cli(['harvest', '--repo', repo.dir, '--out', path.join(scratch, 'none.json'), '--subject', '^nothing', '--test-command', NODE_TEST_COMMAND])
     expect(result.exitCode).toBe(1)
-    expect(result.stderr).toContain('no candidate found: check --subject, --since, --source, --tests and the harvest logs')
+    expect(result.stderr).toContain('no candidate found: see the reasons above and the harvest logs; check --subject, --since, --source, --tests and --prepare')
   })
 
   it('harvest refuses a test command without {junit} and a bad option value, naming them', async () => {

@@ -2,6 +2,8 @@ import { InvalidArgumentError, Option, type Command } from 'commander'
 import { harvest, defaultJobs } from '../../curate/harvest/harvest.ts'
 import { DEFAULT_SUBJECT, buildRule } from '../../curate/harvest/rule.ts'
 import { DEFAULT_SOURCE_GLOBS, DEFAULT_TEST_GLOBS } from '../../tasks/test-paths.ts'
+import type { DependencyRecipe } from '../../workspace/dependencies.ts'
+import { SpecError } from '../../errors.ts'
 import { ExitCode } from '../exit-code.ts'
 
 const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value]
@@ -27,7 +29,7 @@ interface HarvestCliOptions {
   jobs: number
   timeout: number
   logs?: string
-  prepare?: string
+  prepare: string
   prepareInput?: string[]
   mount: string
 }
@@ -38,6 +40,16 @@ function repositoryPath(option: string, value: string): string {
     throw new InvalidArgumentError(`${option} must be a relative path inside the repository, "/"-separated, without "." or ".." parts, got "${value}"`)
   }
   return value
+}
+
+/** The dependency recipe of `--prepare`: auto (each commit's lockfile), none, or a command with its inputs. */
+function harvestRecipe(options: HarvestCliOptions): { dependencies?: DependencyRecipe | 'auto' } {
+  if (options.prepare === 'none') return {}
+  if (options.prepare === 'auto') {
+    if (options.prepareInput !== undefined) throw new SpecError('--prepare-input needs --prepare with a command: "auto" reads the inputs each lockfile names')
+    return { dependencies: 'auto' }
+  }
+  return { dependencies: { prepare: options.prepare, inputs: options.prepareInput ?? ['package.json', 'package-lock.json'], mount: options.mount } }
 }
 
 /** `task-outcome harvest`: mines a repository's history for bug-fix tasks whose own tests are the oracle. */
@@ -71,9 +83,13 @@ export function registerHarvest(program: Command): void {
     .option('--logs <dir>', 'where the harvest logs go (default: beside --out, <name>.logs/)')
     .option(
       '--prepare <cmd>',
-      'a command that makes the dependency folder the tests need, run by bash without network in a folder holding only the ' +
-        '--prepare-input files of each parent commit, e.g. "npm ci --offline --ignore-scripts"; the folder is mounted read-only at --mount ' +
-        'for the tests, the agent and the oracle, and select records it in each task\'s metadata.json (dependencies)',
+      'how to make the dependency folder the tests need: "auto" (the default) installs what each parent commit\'s lockfile ' +
+        'names with its package manager (package-lock.json or npm-shrinkwrap.json: npm ci; pnpm-lock.yaml: pnpm; yarn.lock: ' +
+        'yarn classic or berry; the pinned CLIs, from the cache you filled once), "none" prepares nothing, and any other ' +
+        'value is a command run by bash without network in a folder holding only the --prepare-input files of each parent ' +
+        'commit, e.g. "npm ci --offline --ignore-scripts"; the folder is mounted read-only at --mount for the tests, the ' +
+        'agent and the oracle, and select records it in each task\'s metadata.json (dependencies)',
+      'auto',
     )
     .option('--prepare-input <file>', 'a repository file --prepare reads (repeatable; default package.json and package-lock.json)', (value: string, previous: string[] | undefined) => [...(previous ?? []), repositoryPath('--prepare-input', value)])
     .option('--mount <dir>', 'the folder --prepare makes, relative to the repository root', (value: string) => repositoryPath('--mount', value), 'node_modules')
@@ -89,9 +105,7 @@ export function registerHarvest(program: Command): void {
           maxSourceFiles: options.maxSourceFiles,
         }),
         testCommand: options.testCommand,
-        ...(options.prepare === undefined
-          ? {}
-          : { dependencies: { prepare: options.prepare, inputs: options.prepareInput ?? ['package.json', 'package-lock.json'], mount: options.mount } }),
+        ...harvestRecipe(options),
         out: options.out,
         jobs: options.jobs,
         timeoutMs: options.timeout * 1000,
@@ -107,7 +121,7 @@ export function registerHarvest(program: Command): void {
       for (const dropped of file.dropped) process.stdout.write(`dropped   ${dropped.fix.slice(0, 10)}  ${dropped.subject}: ${dropped.reason}\n`)
       for (const rejected of file.rejected) process.stdout.write(`rejected  ${rejected.fix.slice(0, 10)}  ${rejected.subject}: ${rejected.reason}\n`)
       if (file.candidates.length === 0) {
-        process.stderr.write('no candidate found: check --subject, --since, --source, --tests and the harvest logs\n')
+        process.stderr.write('no candidate found: see the reasons above and the harvest logs; check --subject, --since, --source, --tests and --prepare\n')
         throw new ExitCode(1)
       }
     })

@@ -9,6 +9,7 @@ import type { HarvestRule } from './rule.ts'
 import type { EligibleCommit } from './scan.ts'
 import { runnerTestFiles } from '../../tasks/test-paths.ts'
 import { prepareDependencies, type DependencyRecipe } from '../../workspace/dependencies.ts'
+import { detectRecipe } from '../../workspace/lockfiles.ts'
 
 /** What harvesting a commit needs: the repository, the rule, the test command and a scratch folder. */
 export interface HarvestSetup {
@@ -23,8 +24,14 @@ export interface HarvestSetup {
   /** Scratch space; each commit works in a folder of its own below it, removed when done. */
   readonly workDir: string
   readonly signal?: AbortSignal
-  /** The dependency folder the tests need, prepared from each parent's input files and linked into its copies. */
-  readonly dependencies?: { readonly recipe: DependencyRecipe; readonly pathVariable: string; readonly sandboxed: boolean }
+  /** How the test command runs: the oracle's PATH and, where the machine has one, its sandbox (`harvestOracle`). */
+  readonly oracle: { readonly pathVariable: string; readonly sandbox?: { readonly readOnly: readonly string[] } }
+  /**
+   * The dependency folder the tests need, prepared from each parent's input
+   * files and linked into its copies: one recipe for every commit, or `auto`,
+   * the recipe each parent's own lockfile asks for.
+   */
+  readonly dependencies?: { readonly recipe: DependencyRecipe | 'auto'; readonly pathVariable: string; readonly sandboxed: boolean }
 }
 
 /** A harvested candidate task: the commit, its files, and its oracle. */
@@ -41,6 +48,8 @@ export interface HarvestedCandidate {
   readonly not_passing_after: string[]
   /** Things a person choosing tasks should look at (e.g. every FAIL_TO_PASS test absent before the fix). */
   readonly notes: string[]
+  /** The recipe the parent's lockfile asked for (`auto` only). */
+  readonly dependencies?: DependencyRecipe
 }
 
 /** How harvesting one commit ended; `log` is its harvest log either way. */
@@ -113,16 +122,26 @@ export async function harvestCommit(setup: HarvestSetup, commit: EligibleCommit)
     // otherwise leave one template per candidate in the shared cache.
     const template = await parentTemplate(setup.repo, commit.base, { repository: setup.repository, root: path.join(work, 'template') })
     const testFiles = commit.roles.testFiles
+    let recipe: DependencyRecipe | null = null
+    let detected: DependencyRecipe | undefined
+    if (setup.dependencies?.recipe === 'auto') {
+      const found = await detectRecipe(template)
+      if (found.kind === 'problem') return dropped(found.reason)
+      if (found.kind === 'recipe') {
+        recipe = detected = found.recipe
+        lines.push(`lockfile: ${found.lockfile.file} (${found.lockfile.manager})`)
+      } else lines.push('lockfile: none needed (no package.json with dependencies)')
+    } else if (setup.dependencies !== undefined) recipe = setup.dependencies.recipe
     const dependencies =
-      setup.dependencies === undefined
+      recipe === null || setup.dependencies === undefined
         ? null
-        : await prepareDependencies(setup.dependencies.recipe, template, {
+        : await prepareDependencies(recipe, template, {
             pathVariable: setup.dependencies.pathVariable,
             sandboxed: setup.dependencies.sandboxed,
             timeoutMs: setup.timeoutMs,
             where: commit.fix.slice(0, 12),
           })
-    if (dependencies !== null) lines.push(`dependencies: \`${setup.dependencies!.recipe.prepare}\` → ${dependencies.mount} (${dependencies.key})`, '')
+    if (dependencies !== null) lines.push(`dependencies: \`${recipe!.prepare}\` → ${dependencies.mount} (${dependencies.key})`, '')
     const runnerFiles = runnerTestFiles(testFiles, setup.rule.testGlobs)
     const run = async (label: 'before' | 'after'): Promise<TestCommandRun> => {
       const dir = path.join(work, label)
@@ -142,6 +161,8 @@ export async function harvestCommit(setup: HarvestSetup, commit: EligibleCommit)
         timeoutMs: setup.timeoutMs,
         home: path.join(work, `${label}-home`),
         dependencies,
+        pathVariable: setup.oracle.pathVariable,
+        ...(setup.oracle.sandbox === undefined ? {} : { sandbox: setup.oracle.sandbox }),
         ...(setup.signal === undefined ? {} : { signal: setup.signal }),
       })
       lines.push(describeRun(`${label} the fix (in <work>/${label})`, result).split(work).join('<work>'))
@@ -179,6 +200,7 @@ export async function harvestCommit(setup: HarvestSetup, commit: EligibleCommit)
       PASS_TO_PASS: split.passToPass,
       not_passing_after: split.notPassingAfter,
       notes,
+      ...(detected === undefined ? {} : { dependencies: detected }),
     }
     lines.push(`CANDIDATE: ${split.failToPass.length} FAIL_TO_PASS, ${split.passToPass.length} PASS_TO_PASS`, ...notes.map((note) => `note: ${note}`))
     return { kind: 'candidate', candidate, log: `${lines.join('\n')}\n` }

@@ -27,6 +27,8 @@ export const CandidateSchema = z.strictObject({
   PASS_TO_PASS: ids,
   not_passing_after: ids,
   notes: z.array(z.string()),
+  /** The dependency recipe its parent's lockfile asked for (`--prepare auto`), which `select` writes into the task's `dependencies`; absent: the file's, or none. */
+  dependencies: z.strictObject({ prepare: z.string().min(1), inputs: z.array(z.string().min(1)).min(1), mount: z.string().min(1) }).optional(),
   /** The harvest log, relative to the candidates file's folder. */
   log: z.string(),
 })

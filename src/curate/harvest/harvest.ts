@@ -9,7 +9,7 @@ import { withRepositoryScratch } from '../scratch.ts'
 import type { HarvestRule } from './rule.ts'
 import { scanHistory } from './scan.ts'
 import { oracleToolchain } from '../../oracle/toolchain.ts'
-import { probeSandbox } from '../../sandbox/index.ts'
+import { probeSandbox, toolchainMounts } from '../../sandbox/index.ts'
 import type { DependencyRecipe } from '../../workspace/dependencies.ts'
 import { templateRoot } from '../../workspace/template.ts'
 
@@ -22,8 +22,8 @@ export interface HarvestOptions {
   readonly rule: HarvestRule
   /** The test command, with `{tests}` and `{junit}`. */
   readonly testCommand: string
-  /** The dependency folder the tests need (`--prepare`), made from each parent's input files without network. */
-  readonly dependencies?: DependencyRecipe
+  /** The dependency folder the tests need (`--prepare`), made from each parent's input files without network; `auto`: the recipe each parent's lockfile asks for. */
+  readonly dependencies?: DependencyRecipe | 'auto'
   /** Where the candidates file goes. */
   readonly out: string
   /** Where the per-candidate harvest logs go (default: beside `out`, `<name>.logs/`). */
@@ -38,11 +38,29 @@ export interface HarvestOptions {
 }
 
 /**
+ * How harvest and select run the test command: the way a run's oracle does,
+ * with the oracle's resolved toolchain first on PATH (no `node_modules/.bin`
+ * of the project) and, where this machine has a sandbox, inside one without
+ * network that sees the toolchain's folders read-only and the prepared
+ * dependency folder read-only (so no runner's cache is ever written into
+ * it): a test that passes here is a test the runs can judge.
+ */
+export async function harvestOracle(workDir: string): Promise<HarvestSetup['oracle']> {
+  const exclude = [templateRoot(), workDir, process.cwd()]
+  const toolchain = await oracleToolchain(process.env.PATH, exclude)
+  const sandboxed = await probeSandbox().then(() => true, () => false)
+  return {
+    pathVariable: toolchain.path,
+    ...(sandboxed ? { sandbox: { readOnly: [...new Set([...toolchainMounts(toolchain.path, exclude), ...Object.values(toolchain.binaries).map((file) => path.dirname(file))])] } } : {}),
+  }
+}
+
+/**
  * How harvest and select prepare a dependency folder: with the oracle's
  * toolchain (no `node_modules/.bin` of the project on its PATH), in a sandbox
  * without network where this machine has one.
  */
-export async function harvestDependencies(recipe: DependencyRecipe, workDir: string): Promise<{ recipe: DependencyRecipe; pathVariable: string; sandboxed: boolean }> {
+export async function harvestDependencies(recipe: DependencyRecipe | 'auto', workDir: string): Promise<{ recipe: DependencyRecipe | 'auto'; pathVariable: string; sandboxed: boolean }> {
   const toolchain = await oracleToolchain(process.env.PATH, [templateRoot(), workDir, process.cwd()])
   return { recipe, pathVariable: toolchain.path, sandboxed: await probeSandbox().then(() => true, () => false) }
 }
@@ -90,6 +108,7 @@ export async function harvest(options: HarvestOptions): Promise<CandidatesFile> 
       testCommand: options.testCommand,
       timeoutMs: options.timeoutMs ?? 300_000,
       workDir,
+      oracle: await harvestOracle(workDir),
       ...(options.signal === undefined ? {} : { signal: options.signal }),
       ...(options.dependencies === undefined ? {} : { dependencies: await harvestDependencies(options.dependencies, workDir) }),
     }
@@ -125,7 +144,9 @@ export async function harvest(options: HarvestOptions): Promise<CandidatesFile> 
       rev,
       rule: ruleRecord(options.rule),
       test_command: options.testCommand,
-      ...(options.dependencies === undefined ? {} : { dependencies: { prepare: options.dependencies.prepare, inputs: [...options.dependencies.inputs], mount: options.dependencies.mount } }),
+      ...(options.dependencies === undefined || options.dependencies === 'auto'
+        ? {}
+        : { dependencies: { prepare: options.dependencies.prepare, inputs: [...options.dependencies.inputs], mount: options.dependencies.mount } }),
       scanned: scan.scanned,
       matched: scan.matched,
       candidates: [],
@@ -135,7 +156,10 @@ export async function harvest(options: HarvestOptions): Promise<CandidatesFile> 
     for (const [index, { result }] of results.entries()) {
       const commit = scan.eligible[index]!
       const log = await logFor(commit.fix, result)
-      if (result.kind === 'candidate') file.candidates.push({ ...result.candidate, log })
+      if (result.kind === 'candidate') {
+        const { dependencies, ...candidate } = result.candidate
+        file.candidates.push({ ...candidate, ...(dependencies === undefined ? {} : { dependencies: { prepare: dependencies.prepare, inputs: [...dependencies.inputs], mount: dependencies.mount } }), log })
+      }
       else file.dropped.push({ fix: commit.fix, date: commit.date, subject: commit.subject, reason: result.reason, log })
     }
     // Logs of commits this harvest did not keep would describe another harvest.

@@ -5,7 +5,7 @@ import { ProblemsError, SpecError } from '../../errors.ts'
 import type { OpenRepository } from '../../workspace/repository.ts'
 import { harvestCommit, type CommitHarvest, type HarvestSetup } from '../harvest/candidate.ts'
 import { readCandidatesFile, relativePosix, ruleFromRecord, type Candidate, type LoadedCandidates } from '../harvest/candidates-file.ts'
-import { defaultJobs, harvestDependencies } from '../harvest/harvest.ts'
+import { defaultJobs, harvestOracle, harvestDependencies } from '../harvest/harvest.ts'
 import { mapPool } from '../pool.ts'
 import { withRepositoryScratch } from '../scratch.ts'
 import { commitRoles } from '../harvest/scan.ts'
@@ -169,8 +169,13 @@ export async function select(options: SelectOptions): Promise<Selection> {
       testCommand: loaded.data.test_command,
       timeoutMs: options.timeoutMs ?? 300_000,
       workDir,
+      oracle: await harvestOracle(workDir),
       ...(options.signal === undefined ? {} : { signal: options.signal }),
-      ...(loaded.data.dependencies === undefined ? {} : { dependencies: await harvestDependencies(loaded.data.dependencies, workDir) }),
+      ...(loaded.data.dependencies !== undefined
+        ? { dependencies: await harvestDependencies(loaded.data.dependencies, workDir) }
+        : loaded.data.candidates.some((candidate) => candidate.dependencies !== undefined)
+          ? { dependencies: await harvestDependencies('auto', workDir) }
+          : {}),
     }
     const walk = await walkCandidates(order, exclusions, used, count, options.jobs ?? defaultJobs(), setup, repository, progress)
     const selected = walk.filter((entry) => entry.status === 'selected')
@@ -204,7 +209,7 @@ export async function select(options: SelectOptions): Promise<Selection> {
         repository,
         rule,
         testCommand: loaded.data.test_command,
-        ...(loaded.data.dependencies === undefined ? {} : { dependencies: loaded.data.dependencies }),
+        ...((byFix.get(entry.fix)!.dependencies ?? loaded.data.dependencies) === undefined ? {} : { dependencies: byFix.get(entry.fix)!.dependencies ?? loaded.data.dependencies }),
       })
       tasks.push(name)
       finalWalk.push({ ...entry, task: name })

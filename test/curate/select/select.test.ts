@@ -12,9 +12,10 @@ import { removeTemplate } from '../../../src/workspace/template.ts'
 import { buildRepo, NODE_TEST_COMMAND } from '../../helpers/throwaway.ts'
 
 // A throwaway repository tested by the real `node --test`, with two fixes: one whose tests are stable, and one
-// whose test file holds a flaky test (it fails on exactly the third run of its file, counted in a file outside
-// the repository): the first harvest sees it pass before and after the fix (PASS_TO_PASS), the second harvest
-// sees it fail before and pass after (FAIL_TO_PASS), so select must reject that candidate as flaky.
+// whose test file holds a flaky test (it fails before the fix once a file outside the repository says "select"; the
+// test commands run in the oracle's sandbox, which sees that file only because its folder is on PATH, read-only):
+// the first harvest sees it pass before and after the fix (PASS_TO_PASS), the second harvest sees it fail before
+// and pass after (FAIL_TO_PASS), so select must reject that candidate as flaky.
 const HEAD = "import { test } from 'node:test'\nimport assert from 'node:assert/strict'\n"
 
 let scratch: string
@@ -23,16 +24,20 @@ let candidatesFile: string
 let candidates: CandidatesFile
 let stable: string
 let flaky: string
-let counter: string
+let phase: string
+let savedPath: string | undefined
 
 beforeAll(async () => {
   scratch = await mkdtemp(path.join(os.tmpdir(), 'select-test-'))
-  counter = path.join(scratch, 'runs.txt')
+  await mkdir(path.join(scratch, 'phase-bin'))
+  phase = path.join(scratch, 'phase-bin', 'phase')
+  await writeFile(phase, 'harvest')
+  savedPath = process.env.PATH
+  process.env.PATH = `${path.dirname(phase)}${path.delimiter}${process.env.PATH ?? ''}`
   const flakyTest =
-    `import { readFileSync, writeFileSync } from 'node:fs'\nimport { lower } from '../src/lower.js'\n${HEAD}` +
-    `let runs = 0\ntry { runs = Number(readFileSync(${JSON.stringify(counter)}, 'utf8')) } catch {}\n` +
-    `writeFileSync(${JSON.stringify(counter)}, String(runs + 1))\n` +
-    `test('sometimes', () => assert.notEqual(runs + 1, 3))\n` +
+    `import { readFileSync } from 'node:fs'\nimport { lower } from '../src/lower.js'\n${HEAD}` +
+    `const selecting = readFileSync(${JSON.stringify(phase)}, 'utf8') === 'select'\n` +
+    `test('sometimes', () => assert.ok(!selecting || lower('AB') === 'ab'))\n` +
     `test('lowers', () => assert.equal(lower('AB'), 'ab'))\n`
   repo = await buildRepo(
     [
@@ -71,15 +76,13 @@ beforeAll(async () => {
   await writeFile(path.join(scratch, 'prompts', `${flaky.slice(0, 8)}.md`), 'Turning text into small letters gives it back unchanged.\n')
 })
 
-// Every select's second harvest of the flaky fix sees its third run fail, as the first select's did: the counter goes
-// back to the first harvest's two runs. (The walk order follows the fixes' SHAs, and the flaky fix's SHA changes with
-// the scratch folder its test names, so either candidate may come first; a flaky fix that passed later selects'
-// harvests would then be selected in the stable one's place.)
+// Every select's second harvest of the flaky fix sees it fail before the fix.
 beforeEach(async () => {
-  await writeFile(counter, '2')
+  await writeFile(phase, 'select')
 })
 
 afterAll(async () => {
+  process.env.PATH = savedPath
   for (const candidate of candidates.candidates) await removeTemplate(repo.dir, candidate.base)
   await rm(repo.dir, { recursive: true, force: true })
   await rm(scratch, { recursive: true, force: true })

@@ -1,0 +1,161 @@
+import { createHash } from 'node:crypto'
+import { lstat, mkdir, readdir, readFile, readlink, rm, writeFile } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { execa } from 'execa'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { GitFixMetadataSchema } from '../../src/tasks/metadata.ts'
+import { PREPARE_COMMANDS } from '../../src/workspace/lockfiles.ts'
+import { createExperimentFixture, repoRoot, type ExperimentFixture } from '../helpers/experiment-fixture.ts'
+import { fillPackageManagerCaches, type PackageManagerCaches } from '../helpers/package-manager-caches.ts'
+import { buildRepo } from '../helpers/throwaway.ts'
+import { pinnedVitestVersion } from '../helpers/vitest-lockfile.ts'
+
+// The README's Vitest recipe on the repositories people have: one locked by pnpm, one by yarn berry, generated here
+// and tested by this repository's Vitest. harvest is given no --prepare (auto: each parent's lockfile picks its
+// package manager, the pinned CLI installs from the cache the user filled once, without network), select walks with
+// --jobs 4 and --jobs 1 to the same task set, validate passes, and a `command` agent's runs are judged and recorded
+// with the test runner; afterwards every prepared folder is byte for byte what its manifest says, and no command said
+// it was not.
+
+const VITEST_COMMAND = 'node_modules/.bin/vitest run --reporter=junit --outputFile={junit} {tests}'
+const cli = (args: readonly string[]) => execa(process.execPath, ['bin/task-outcome.js', ...args], { cwd: repoRoot, reject: false, all: true })
+
+const code = (body: string) => `export function kebab(text) {\n  return ${body}\n}\n`
+const V0 = "text.toLowerCase().replace(/ /g, '-')"
+const V1 = "text.toLowerCase().replace(/[^a-z0-9]+/g, '-')"
+const V2 = "text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '')"
+const tests = (cases: ReadonlyArray<readonly [string, string]>) =>
+  `import { describe, expect, it } from 'vitest'\nimport { kebab } from '../src/kebab.js'\n\ndescribe('kebab', () => {\n` +
+  cases.map(([input, output]) => `  it(${JSON.stringify(`turns ${input} into ${output}`)}, () => expect(kebab(${JSON.stringify(input)})).toBe(${JSON.stringify(output)}))\n`).join('') +
+  '})\n'
+const BASE = [['Two Words', 'two-words']] as const
+const FIRST = [...BASE, ['Hello, World', 'hello-world']] as const
+const SECOND = [...FIRST, ['Hello!', 'hello']] as const
+
+let scratch: string
+let caches: PackageManagerCaches
+const saved: Record<string, string | undefined> = {}
+
+beforeAll(async () => {
+  scratch = await import('node:fs/promises').then((fs) => fs.mkdtemp(path.join(os.tmpdir(), 'pm-repos-')))
+  caches = await fillPackageManagerCaches(path.join(scratch, 'caches'))
+  // Every command below (and the Vitest runs) finds the caches, and a template cache of this test's own.
+  for (const [name, value] of Object.entries({ ...caches.env, TASK_OUTCOME_TEMPLATES: path.join(scratch, 'templates') })) {
+    saved[name] = process.env[name]
+    process.env[name] = value
+  }
+}, 300_000)
+
+afterAll(async () => {
+  for (const [name, value] of Object.entries(saved)) {
+    if (value === undefined) delete process.env[name]
+    else process.env[name] = value
+  }
+  await rm(scratch, { recursive: true, force: true })
+})
+
+/** Each prepared folder below the template cache whose files differ from its manifest (mode and SHA-256, links by target). */
+async function preparedDrift(): Promise<string[]> {
+  const root = path.join(scratch, 'templates')
+  const drift: string[] = []
+  for (const key of (await readdir(root).catch(() => [] as string[])).filter((name) => name.startsWith('deps-'))) {
+    const manifest = JSON.parse(await readFile(path.join(root, key, 'manifest.json'), 'utf8')) as { mount: string; files: Record<string, string> }
+    const folder = path.join(root, key, 'project', manifest.mount)
+    const files: Record<string, string> = {}
+    for (const entry of await readdir(folder, { recursive: true, withFileTypes: true })) {
+      if (entry.isDirectory()) continue
+      const file = path.join(entry.parentPath, entry.name)
+      const info = await lstat(file)
+      files[path.relative(folder, file)] = info.isSymbolicLink() ? `link ${await readlink(file)}` : `${(info.mode & 0o777).toString(8)} ${createHash('sha256').update(await readFile(file)).digest('hex')}`
+    }
+    for (const file of new Set([...Object.keys(files), ...Object.keys(manifest.files)])) if (files[file] !== manifest.files[file]) drift.push(`${key}: ${file}`)
+  }
+  return drift
+}
+
+const repositories = [
+  { manager: 'pnpm', lockfiles: () => ({ 'pnpm-lock.yaml': caches.pnpmLock }), prepare: PREPARE_COMMANDS.pnpm, inputs: ['package.json', 'pnpm-lock.yaml'] },
+  { manager: 'yarn berry', lockfiles: () => ({ 'yarn.lock': caches.yarnBerryLock, '.yarnrc.yml': caches.yarnrc }), prepare: PREPARE_COMMANDS['yarn berry'], inputs: ['package.json', 'yarn.lock', '.yarnrc.yml'] },
+] as const
+
+for (const { manager, lockfiles, prepare, inputs } of repositories) {
+  describe(`a ${manager} repository tested by Vitest, through harvest, select, validate and runs`, () => {
+    let fixture: ExperimentFixture
+    let repo: { dir: string; commits: string[] }
+    const outputs: string[] = []
+
+    beforeAll(async () => {
+      repo = await buildRepo(
+        [
+          { subject: 'Initial URL fragments', files: { 'package.json': caches.packageJson, ...lockfiles(), '.gitignore': 'node_modules/\n', 'src/kebab.js': code(V0), 'test/kebab.test.js': tests(BASE) } },
+          { subject: 'fix: punctuation left in URL fragments', files: { 'src/kebab.js': code(V1), 'test/kebab.test.js': tests(FIRST) } },
+          { subject: 'fix: a dash left at the end', files: { 'src/kebab.js': code(V2), 'test/kebab.test.js': tests(SECOND) } },
+        ],
+        'pm-repo-',
+      )
+      fixture = await createExperimentFixture([])
+    }, 60_000)
+
+    afterAll(async () => {
+      await rm(repo.dir, { recursive: true, force: true })
+      await rm(fixture.root, { recursive: true, force: true })
+    })
+
+    it('harvest, with no --prepare, finds both fixes from the lockfile at each parent', async () => {
+      const harvest = await cli(['harvest', '--repo', repo.dir, '--out', path.join(fixture.setDir, 'candidates.json'), '--source', 'src/**/*.js', '--tests', 'test/**/*.test.js', '--test-command', VITEST_COMMAND])
+      outputs.push(harvest.all)
+      expect(harvest.exitCode, harvest.all).toBe(0)
+      expect(harvest.all).toMatch(new RegExp(`candidate ${repo.commits[1]!.slice(0, 10)}  1 FAIL_TO_PASS  1 PASS_TO_PASS`))
+      expect(harvest.all).toMatch(new RegExp(`candidate ${repo.commits[2]!.slice(0, 10)}  1 FAIL_TO_PASS  2 PASS_TO_PASS`))
+    }, 300_000)
+
+    it('select with --jobs 4 writes the same task set as with --jobs 1, each task naming its lockfile\'s recipe', async () => {
+      await mkdir(path.join(fixture.setDir, 'prompts'), { recursive: true })
+      await writeFile(path.join(fixture.setDir, 'prompts', `${repo.commits[1]!.slice(0, 12)}.md`), 'A title with a comma gives a URL fragment with the comma still in it.\n')
+      await writeFile(path.join(fixture.setDir, 'prompts', `${repo.commits[2]!.slice(0, 12)}.md`), 'A title ending in "!" gives a URL fragment ending in a dash.\n')
+      const sets: Record<string, string>[] = []
+      for (const [jobs, out] of [['4', path.join(fixture.root, 'tasks', 'four')], ['1', fixture.setDir]] as const) {
+        const select = await cli(['select', '--candidates', path.join(fixture.setDir, 'candidates.json'), '--prompts', path.join(fixture.setDir, 'prompts'), '--out', out, '--seed', '1', '--count', '2', '--jobs', jobs])
+        outputs.push(select.all)
+        expect(select.exitCode, select.all).toBe(0)
+        const set: Record<string, string> = {}
+        for (const folder of (await readdir(out)).filter((name) => /^\d{3}-/.test(name)).sort()) set[folder] = await readFile(path.join(out, folder, 'metadata.json'), 'utf8')
+        sets.push(set)
+      }
+      expect(Object.keys(sets[0]!)).toHaveLength(2)
+      expect(sets[0]).toEqual(sets[1])
+      for (const text of Object.values(sets[1]!)) {
+        const metadata = GitFixMetadataSchema.parse(JSON.parse(text))
+        expect(metadata.dependencies?.prepare).toBe(prepare)
+        expect(Object.keys(metadata.dependencies?.inputs ?? {}).sort()).toEqual([...inputs].sort())
+      }
+    }, 600_000)
+
+    it('validate: gold solves each task, noop none', async () => {
+      const validate = await cli(['validate', fixture.setDir])
+      outputs.push(validate.all)
+      expect(validate.all).toMatch(/001-\S+\s+solved\s+unsolved/)
+      expect(validate.all).toMatch(/002-\S+\s+solved\s+unsolved/)
+    }, 600_000)
+
+    it('runs a command agent that makes the fix, judged with the prepared Vitest and recorded with its version', async () => {
+      const [folder] = (await readdir(fixture.setDir)).filter((name) => /^\d{3}-/.test(name)).sort()
+      const metadata = GitFixMetadataSchema.parse(JSON.parse(await readFile(path.join(fixture.setDir, folder!, 'metadata.json'), 'utf8')))
+      const fixed = metadata.fix === repo.commits[1] ? V1 : V2
+      await fixture.writeScript('fix.sh', [`cat > src/kebab.js <<'EOF'\n${code(fixed)}EOF`, 'echo \'{"status":"completed","costUsd":0.01}\''].join('\n'))
+      await fixture.writeExperiment({ name: 'fixture', agent: { kind: 'command', bin: './fix.sh' }, arms: { baseline: {}, again: {} }, control: 'baseline', seeds: 1, timeoutSeconds: 120, oracleTimeoutSeconds: 120, tasks: { include: [folder] } })
+      const result = await fixture.vitest()
+      outputs.push(result.all)
+      expect(result.exitCode, result.all).toBe(0)
+      const runs = await fixture.runs()
+      expect(runs).toHaveLength(2)
+      for (const run of runs) expect(run).toMatchObject({ outcome: 'solved', changedFiles: ['src/kebab.js'], versions: { testRunner: `vitest ${pinnedVitestVersion()}` } })
+    }, 600_000)
+
+    it('leaves every prepared folder as its manifest says, and no command found one changed', async () => {
+      expect(await preparedDrift()).toEqual([])
+      for (const output of outputs) expect(output).not.toMatch(/no longer matches its manifest/)
+    })
+  })
+}
