@@ -11,7 +11,8 @@ import { evaluateListed, type ListedOutcome } from './junit/outcome.ts'
 import { runTestCommand, type TestCommandRun } from './test-command.ts'
 import { checkCanaries, ORACLE_DISARMED } from './canaries/check.ts'
 import { canaryFramework, type CanaryFramework } from './canaries/framework.ts'
-import { layCanaries, type Canary } from './canaries/lay.ts'
+import { layDecoys, withFixPaths, type Decoy } from './canaries/decoys.ts'
+import { layCanaries, takenNames, type Canary } from './canaries/lay.ts'
 import { hasTestFields, restoreTestFields } from './test-fields.ts'
 import { compareChannels, readSecondChannel, withSecondChannel } from './second-channel.ts'
 import type { OracleOptions, OracleJudgement } from './judgement.ts'
@@ -86,25 +87,50 @@ function frameworkOf(task: GitFixTask): CanaryFramework | null {
   return canaryFramework(task.metadata.test_command, runnerFiles(task))
 }
 
-/** Appends this run's canaries to the test files the runner is given (none when the framework is not one the oracle knows). */
-async function canariesFor(task: GitFixTask, copy: string, notes: string[]): Promise<Canary[]> {
+/** What the oracle laid in its copy besides the fix's tests: canaries, decoys, and the test files the runner is given now. */
+interface Laid {
+  readonly canaries: Canary[]
+  readonly decoys: Decoy[]
+  readonly files: string[]
+}
+
+/**
+ * Decoys at the paths of the fix's test files that hold plain assertions (the
+ * real files moved beside them), then canaries appended to the real test
+ * files; nothing when the framework is not one the oracle knows.
+ */
+async function layOracleChecks(task: GitFixTask, copy: string, notes: string[]): Promise<Laid> {
   const files = runnerFiles(task)
   const framework = frameworkOf(task)
   if (framework === null) {
     notes.push('no canaries: the test command runs none of node --test, Vitest or pytest')
-    return []
+    return { canaries: [], decoys: [], files }
   }
-  const canaries = await layCanaries(copy, framework, files, [...task.metadata.FAIL_TO_PASS, ...task.metadata.PASS_TO_PASS])
-  notes.push(`laid ${canaries.length} ${framework} canaries in ${files.length} test file(s)`)
-  return canaries
+  const realIds = [...task.metadata.FAIL_TO_PASS, ...task.metadata.PASS_TO_PASS]
+  const taken = takenNames(realIds)
+  const decoys = await layDecoys(copy, framework, files, realIds, taken)
+  const real = files.map((file) => decoys.find((decoy) => decoy.file === file)?.movedTo ?? file)
+  const canaries = await layCanaries(copy, framework, real, realIds, taken)
+  notes.push(
+    `laid ${canaries.length} ${framework} canaries in ${real.length} test file(s)` +
+      (decoys.length === 0 ? '' : ` and ${decoys.reduce((sum, decoy) => sum + decoy.canaries.length, 0)} decoy test(s) in ${decoys.length}`),
+  )
+  return { canaries: [...canaries, ...decoys.flatMap((decoy) => decoy.canaries)], decoys, files: [...files, ...decoys.map((decoy) => decoy.movedTo)] }
 }
 
-function runTests(task: GitFixTask, copy: string, options: OracleOptions, label: string, dependencies: PreparedDependencies | null, framework: CanaryFramework | null = null): Promise<TestCommandRun> {
+function runTests(
+  task: GitFixTask,
+  copy: string,
+  options: OracleOptions,
+  label: string,
+  dependencies: PreparedDependencies | null,
+  checks: { framework: CanaryFramework; files: readonly string[] } | null = null,
+): Promise<TestCommandRun> {
   return runTestCommand({
     dependencies,
-    command: framework === null ? task.metadata.test_command : withSecondChannel(framework, task.metadata.test_command),
+    command: checks === null ? task.metadata.test_command : withSecondChannel(checks.framework, task.metadata.test_command),
     cwd: copy,
-    testFiles: runnerFiles(task),
+    testFiles: checks?.files ?? runnerFiles(task),
     junitFile: path.join(options.scratchDir, `${label}-junit.xml`),
     timeoutMs: options.timeoutMs,
     home: path.join(options.scratchDir, `${label}-home`),
@@ -163,19 +189,20 @@ export async function runFixTests(task: GitFixTask, workspace: Workspace, option
     copies.push(copy)
     if (prepared.special.length > 0) notes.push(`not carried (a FIFO, socket or device): ${prepared.special.join(', ')}`)
     await restoreTestFieldsOf(task, copy, taken, notes)
-    const canaries = await canariesFor(task, copy, notes)
+    const laid = await layOracleChecks(task, copy, notes)
     const framework = frameworkOf(task)
-    const run = await runTests(task, copy, options, 'oracle', dependencies, framework)
+    const run = await runTests(task, copy, options, 'oracle', dependencies, framework === null ? null : { framework, files: laid.files })
     if (options.signal?.aborted) throw new HarnessFailure('oracle', `${task.id}: the oracle was cancelled`, { retryable: false })
     notes.push(describeRun(run))
     let outcome: ListedOutcome
     const disarmed: string[] = []
     if (run.results !== null) {
-      outcome = evaluateListed(run.results, task.metadata.FAIL_TO_PASS, task.metadata.PASS_TO_PASS)
-      disarmed.push(...checkCanaries(run.results, canaries, outcome.failToPass.passed + outcome.passToPass.passed > 0))
+      const results = { format: run.results.format, tests: withFixPaths(run.results.tests, laid.decoys) }
+      outcome = evaluateListed(results, task.metadata.FAIL_TO_PASS, task.metadata.PASS_TO_PASS)
+      disarmed.push(...checkCanaries(results, laid.canaries, outcome.failToPass.passed + outcome.passToPass.passed > 0))
       if (framework !== null) {
-        const channel = readSecondChannel(framework, run, copy)
-        disarmed.push(...compareChannels(run.results, channel, [...task.metadata.FAIL_TO_PASS, ...task.metadata.PASS_TO_PASS], run.exitCode))
+        const channel = withFixPaths(readSecondChannel(framework, run, copy), laid.decoys)
+        disarmed.push(...compareChannels(results, channel, [...task.metadata.FAIL_TO_PASS, ...task.metadata.PASS_TO_PASS], run.exitCode))
       }
     } else if (run.timedOut) {
       notes.push(`${run.noResults}: counted as unsolved (every listed test failed)`)

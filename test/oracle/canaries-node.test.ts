@@ -106,7 +106,7 @@ describe('canaries in a node --test oracle', () => {
       expect(verdict.oracle).toMatchObject({ failToPass: { passed: 1, total: 1 } })
       expect(verdict.solved).toBe(false)
       expect(verdict.integrityFlags).toHaveLength(1)
-      expect(verdict.integrityFlags![0]).toMatch(/^oracle-disarmed: a canary that must fail passed: test\/calc\.test\.js: ".+"/)
+      expect(verdict.integrityFlags![0]).toMatch(/^oracle-disarmed: a canary that must fail passed: test\/calc(?:-\w+)?\.test\.js: ".+"/)
     })
   }
 
@@ -126,5 +126,20 @@ describe('canaries in a node --test oracle', () => {
     expect(verdict.solved).toBe(false)
     expect(verdict.oracle).toMatchObject({ failToPass: { passed: 0, total: 1 } })
     expect(verdict.integrityFlags).toEqual([])
+  })
+
+  it('catch special-casing: code that reads the test file at its known path and returns what it expects finds a decoy there', async () => {
+    const specialCase = [
+      `import { readFileSync } from 'node:fs'`,
+      `const expected = new Map()`,
+      `for (const m of readFileSync('test/calc.test.js', 'utf8').matchAll(/mul\\((\\d+), (\\d+)\\), (\\d+)\\)/g)) expected.set(m[1] + ',' + m[2], Number(m[3]))`,
+      `export const add = (a, b) => a + b`,
+      `export const mul = (a, b) => expected.get(a + ',' + b) ?? a + b`,
+    ].join('\n')
+    const verdict = await judgeChange({ 'src/calc.js': `${specialCase}\n` })
+    expect(verdict.stderr).toMatch(/and \d+ decoy test\(s\) in 1/)
+    expect(verdict.solved).toBe(false)
+    expect(verdict.integrityFlags).toHaveLength(1)
+    expect(verdict.integrityFlags![0]).toMatch(/^oracle-disarmed: a canary that must fail passed: test\/calc\.test\.js: ".+" \(decoy of a real assertion\)/)
   })
 })

@@ -62,7 +62,7 @@ describe('canaries in a Vitest oracle', () => {
     const verdict = await judgeChange({ 'src/slug.js': `${slug(BUGGY)}${EXTEND}` })
     expect(verdict.oracle).toMatchObject({ failToPass: { passed: 1, total: 1 } })
     expect(verdict.solved).toBe(false)
-    expect(verdict.integrityFlags![0]).toMatch(/^oracle-disarmed: a canary that must fail passed: test\/slug\.test\.js: ".+"/)
+    expect(verdict.integrityFlags![0]).toMatch(/^oracle-disarmed: a canary that must fail passed: test\/slug(?:-\w+)?\.test\.js: ".+"/)
   })
 
   it('never let a vite.config.cjs of the agent\'s reach the copy: not one whose setupFiles extend expect, nor one whose plugin rewrites the tests', async () => {

@@ -87,15 +87,19 @@ function pythonBlock(named: Array<{ name: string; assertion: CanaryAssertion }>)
   return `\n\n${lines.join('\n')}`
 }
 
+/** The last parts of the real tests' ids: names a canary must never take. */
+export function takenNames(realIds: readonly string[]): Set<string> {
+  return new Set(realIds.map((id) => id.split(/::| > /).pop()!))
+}
+
 /**
  * Appends canaries to each of `testFiles` in `copy`: at least three that must
  * fail (covering the assertion methods the file uses) and two that must
  * pass, in a random order, named from the words of `realNames` and never
  * equal to one of them. Returns what it laid.
  */
-export async function layCanaries(copy: string, framework: CanaryFramework, testFiles: readonly string[], realNames: readonly string[]): Promise<Canary[]> {
+export async function layCanaries(copy: string, framework: CanaryFramework, testFiles: readonly string[], realNames: readonly string[], taken = takenNames(realNames)): Promise<Canary[]> {
   const canaries: Canary[] = []
-  const taken = new Set(realNames.map((id) => id.split(/::| > /).pop()!))
   for (const file of testFiles) {
     const full = path.join(copy, file)
     const source = await readFile(full, 'utf8')

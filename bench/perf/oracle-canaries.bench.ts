@@ -1,0 +1,62 @@
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { Bench } from 'tinybench'
+import { layDecoys } from '../../src/oracle/canaries/decoys.ts'
+import { canaryFramework } from '../../src/oracle/canaries/framework.ts'
+import { layCanaries, takenNames } from '../../src/oracle/canaries/lay.ts'
+import { withSecondChannel } from '../../src/oracle/second-channel.ts'
+import { runTestCommand } from '../../src/oracle/test-command.ts'
+import { loadTask } from '../../src/tasks/load.ts'
+import type { GitFixTask } from '../../src/tasks/task.ts'
+import { copyTemplate, parentTemplate } from '../../src/workspace/template.ts'
+import { benchRows, printBenchTable } from './table.ts'
+
+/**
+ * What the oracle's own checks cost a run: the demo's first task (the real
+ * `node --test` on the bundled sample's fix tests), its test command on the
+ * copy as the fix has it (baseline), against the same with this run's
+ * decoys and canaries laid and the runner's second channel asked for (what
+ * every oracle run now does). Target: under 10% more than the baseline.
+ */
+
+const TARGET_RATIO = 1.1
+
+export default async function run(): Promise<void> {
+  const task = (await loadTask(path.resolve(import.meta.dirname, '../../tasks/demo/001-quoted-descriptions-containing-commas'))) as GitFixTask
+  const template = await parentTemplate(task.repo, task.metadata.base)
+  const copy = await mkdtemp(path.join(os.tmpdir(), 'bench-canaries-'))
+  await copyTemplate(template, copy)
+  const files = task.metadata.test_files
+  const originals = new Map<string, string>()
+  for (const file of files) {
+    await cp(path.join(task.oracleDir, file), path.join(copy, file))
+    originals.set(file, await readFile(path.join(copy, file), 'utf8'))
+  }
+  const framework = canaryFramework(task.metadata.test_command, files)!
+  const realIds = [...task.metadata.FAIL_TO_PASS, ...task.metadata.PASS_TO_PASS]
+  const restore = async () => {
+    for (const [file, text] of originals) await writeFile(path.join(copy, file), text)
+  }
+  const common = { cwd: copy, junitFile: path.join(copy, '..', `${path.basename(copy)}-junit.xml`), timeoutMs: 60_000, home: path.join(copy, '..', `${path.basename(copy)}-home`) }
+  const bench = new Bench({ iterations: 20, warmupIterations: 2 })
+  bench.add('the fix\'s tests as they are (baseline)', async () => {
+    await restore()
+    await runTestCommand({ ...common, command: task.metadata.test_command, testFiles: files })
+  })
+  bench.add('with decoys, canaries and the second channel', async () => {
+    await restore()
+    const taken = takenNames(realIds)
+    const decoys = await layDecoys(copy, framework, files, realIds, taken)
+    const real = files.map((file) => decoys.find((decoy) => decoy.file === file)?.movedTo ?? file)
+    await layCanaries(copy, framework, real, realIds, taken)
+    await runTestCommand({ ...common, command: withSecondChannel(framework, task.metadata.test_command), testFiles: [...files, ...decoys.map((decoy) => decoy.movedTo)] })
+    for (const decoy of decoys) await rm(path.join(copy, decoy.movedTo), { force: true })
+  })
+  await bench.run()
+  const rows = benchRows(bench)
+  printBenchTable(`the oracle's checks on ${task.id} (node --test; load ${os.loadavg()[0]!.toFixed(1)})`, rows)
+  const ratio = rows[1]!.p50Ms / rows[0]!.p50Ms
+  console.log(`median ratio ${ratio.toFixed(3)} (target < ${TARGET_RATIO}): ${ratio < TARGET_RATIO ? 'met' : 'NOT met'}`)
+  await rm(copy, { recursive: true, force: true })
+}
