@@ -181,6 +181,23 @@ describe('a Vitest-based repository, harvested with the README example', () => {
     }
   }, 600_000)
 
+  it('a FIFO the agent leaves is recorded unsolved once, never a harness failure, and the next invocation does not run it again', async () => {
+    const [folder] = await taskFolders()
+    await fixture.writeScript('fifo.sh', ['mkfifo src/pipe', 'echo \'{"status":"completed","costUsd":0.01}\''].join('\n'))
+    await writeCommandExperiment('./fifo.sh', folder!, 'fifo-out')
+    const first = await fixture.vitest()
+    expect(first.exitCode, first.all).toBe(0)
+    const runsFile = path.join(fixture.root, 'fifo-out', 'runs.jsonl')
+    const runs = (await readFile(runsFile, 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>)
+    expect(runs).toHaveLength(2)
+    for (const run of runs) expect(run).toMatchObject({ outcome: 'unsolved', changedFiles: ['src/pipe'], harnessRetries: [], harnessError: null })
+    const recorded = await readFile(runsFile, 'utf8')
+    const again = await fixture.vitest()
+    expect(again.exitCode, again.all).toBe(0)
+    expect(again.all).not.toMatch(/recorded \d{3}-/)
+    expect(await readFile(runsFile, 'utf8')).toBe(recorded)
+  }, 600_000)
+
   it('a resume whose task was judged with another test runner stops before the agent starts', async () => {
     const [experiment] = await loadExperiments({ file: fixture.experimentFile, root: fixture.root })
     const prepared = await prepareLoadedExperiment(experiment!)

@@ -2,6 +2,7 @@ import { lstat, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
+import { HarnessFailure } from '../../src/errors.ts'
 import { hostileProject } from '../sandbox/hostile-agent.ts'
 
 // A folder task's oracle through the real path (executeRun: overlay workspace, sandbox, hostile `command` agent as
@@ -84,4 +85,22 @@ test('a tree the harness cannot copy for the oracle (deeper than PATH_MAX) is ju
   expect(record.harnessRetries).toEqual([])
   expect(record.harnessError?.message).toMatch(/ENAMETOOLONG/)
   expect(await readFile(path.join(artifacts, 'oracle.stderr.txt'), 'utf8')).toContain('on the clean parent the oracle judges')
+})
+
+test('a task file written by the code under test while the oracle runs (no sandbox) stops the experiment as tampered, the measured run kept in unrecorded/', async () => {
+  const project = await hostileProject(
+    ({ root }) => `cat > check.sh <<'EOF'\necho 'one more line' >> ${root}/tasks/fixture/001-value/task.md\nEOF`,
+    { sandbox: 'none', task: { starting: { 'value.txt': 'wrong\n', 'check.sh': 'true\n' }, verify: 'bash ./check.sh\ngrep -qx right value.txt' } },
+  )
+  const failure = await project.run().then(
+    () => undefined,
+    (error: unknown) => error as HarnessFailure,
+  )
+  expect(failure).toBeInstanceOf(HarnessFailure)
+  expect(failure?.reason).toBe('tampered')
+  expect(failure?.message).toMatch(/after the oracle, task file .*task\.md/)
+  const kept = await readdir(path.join(project.experiment.outDir, 'unrecorded'))
+  expect(kept).toHaveLength(1)
+  expect(JSON.parse(await readFile(path.join(project.experiment.outDir, 'unrecorded', kept[0]!), 'utf8'))).toMatchObject({ task: '001-value', arm: 'a', seed: 1, outcome: 'unsolved' })
+  expect(await readFile(path.join(project.experiment.outDir, 'runs.jsonl'), 'utf8').catch(() => '')).toBe('')
 })
