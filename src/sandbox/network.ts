@@ -156,14 +156,20 @@ export class SandboxNetwork {
       }
     })
     server.on('connection', (socket: net.Socket) => this.#track(socket))
+    const refused = new WeakSet<net.Socket>()
     server.on('clientError', (error: NodeJS.ErrnoException, socket: net.Socket) => {
       // A request the parser refused (malformed, headers too large, too slow): one refusal per connection.
       const code = error.code ?? 'malformed'
       if (code === 'ECONNRESET' || code === 'EPIPE') return socket.destroy()
+      if (refused.has(socket)) return
+      refused.add(socket)
       this.#deny(`malformed request (${printable(code, 40)})`)
       const status = code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : '400 Bad Request'
-      if (socket.writable) socket.end(`HTTP/1.1 ${status}\r\ncontent-length: 0\r\nconnection: close\r\n\r\n`)
-      socket.destroy()
+      if (!socket.writable) return socket.destroy()
+      // Read what the client still sends, so closing does not reset the connection before it reads the answer; dropped within a second.
+      socket.end(`HTTP/1.1 ${status}\r\ncontent-length: 0\r\nconnection: close\r\n\r\n`)
+      socket.resume()
+      setTimeout(() => socket.destroy(), 1000).unref()
     })
     server.on('connect', (request: http.IncomingMessage, client: net.Socket, head: Buffer) => {
       try {

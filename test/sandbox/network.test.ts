@@ -81,7 +81,7 @@ describe("a sandboxed agent's network", () => {
           request('BADPORT', 3128, 'CONNECT x:99999 HTTP/1.0'),
           request('ORIGIN', 3128, 'GET /origin-form HTTP/1.0'),
           request('HUGE', 3128, `GET http://127.0.0.1:${model.port}/ HTTP/1.0\\r\\nX-Big: ${'a'.repeat(20000)}`),
-          `for i in $(seq 1 40); do exec 3<>/dev/tcp/127.0.0.1/3128 && { head -c 64 /dev/urandom | tr -d '\\n' >&3; timeout 2 cat <&3 >/dev/null; exec 3<&-; }; done`,
+          `for i in $(seq 1 40); do exec 3<>/dev/tcp/127.0.0.1/3128 && { head -c 64 /dev/urandom | tr -d '\\n' >&3; timeout 20 cat <&3 >/dev/null; exec 3<&-; }; done`,
           request('MODEL', model.port, 'GET /after-the-stream HTTP/1.0'),
         ].join('\n'),
       { agentOptions: { loopbackPorts: [model.port] } },
