@@ -159,6 +159,22 @@ export const SequentialSchema = z
   })
 export type Sequential = z.infer<typeof SequentialSchema>
 
+/**
+ * What one run may use (`sandbox.limits`): processes at once, memory and
+ * disk in MiB, CPU cores (null: no quota). The defaults are well above what a
+ * real agent run uses (the demo's Claude Code runs stay under 60 processes
+ * and 700 MiB) and below what would hurt a CI machine; the same numbers as
+ * `DEFAULT_LIMITS` of `src/sandbox/limits.ts`, which applies them where no
+ * experiment speaks (a test asserts they agree). A run past one is unsolved,
+ * the limit named in its record.
+ */
+export const SandboxLimitsSchema = z.strictObject({
+  processes: z.number().int().min(16).default(1024),
+  memoryMb: z.number().int().min(64).default(4096),
+  diskMb: z.number().int().min(16).default(4096),
+  cpu: z.number().positive().nullable().default(null),
+})
+
 /** The decision rule's parameters, fixed before the first run. */
 export const DecisionRuleSchema = z.strictObject({
   alpha: z.number().gt(0).lt(1).default(0.05),
@@ -266,8 +282,14 @@ export const ExperimentSchema = z
      * UNSANDBOXED, and every record and report says so.
      */
     sandbox: z
-      .union([z.literal('none'), z.strictObject({ allow: z.array(z.string().min(1).regex(/^[A-Za-z0-9*.:[\]-]+$/, 'a host name, *.domain or host:port')).default([]) })])
-      .default({ allow: [] }),
+      .union([
+        z.literal('none'),
+        z.strictObject({
+          allow: z.array(z.string().min(1).regex(/^[A-Za-z0-9*.:[\]-]+$/, 'a host name, *.domain or host:port')).default([]),
+          limits: SandboxLimitsSchema.prefault({}),
+        }),
+      ])
+      .default({ allow: [], limits: { processes: 1024, memoryMb: 4096, diskMb: 4096, cpu: null } }),
     /** Executables whose host installs are removed from the agent's PATH (the tool under test). */
     cleanPath: z.array(z.string().min(1)).default([]),
     /** Output folder for runs.jsonl and reports, relative to the project root. */

@@ -18,7 +18,7 @@ import { TaskGuard } from './task-guard.ts'
 import { scanForDisarming } from '../oracle/disarming.ts'
 import { oracleToolchain, type OracleToolchain } from '../oracle/toolchain.ts'
 import { templateRoot } from '../workspace/template.ts'
-import { RunSandbox, type SandboxDenials } from '../sandbox/index.ts'
+import { RunSandbox, type LimitName, type SandboxDenials } from '../sandbox/index.ts'
 import type { HarnessRetry, RunRecord } from './record.ts'
 import { experimentSandboxVersion, runReadOnlyMounts } from './sandbox.ts'
 import { dependencyMount, placeDependencies, taskDependencies } from '../workspace/dependencies.ts'
@@ -75,6 +75,8 @@ export interface TrialResult {
   readonly harnessError?: { readonly reason: string; readonly message: string }
   /** A task file or template written while the oracle ran: the run is measured but kept out of runs.jsonl, and the experiment stops. */
   readonly tampered?: HarnessFailure
+  /** The resource limit the run reached, which makes it unsolved (`limit` in the record). */
+  readonly limit?: LimitName | null
 }
 
 /** Puts a skill experiment's condition skills into the workspace; returns their hashes (undefined outside skill experiments). */
@@ -118,7 +120,8 @@ export async function runTrial(context: RunContext, artifactsDir: string): Promi
   await mkdir(home, { recursive: true })
   await mkdir(artifactsDir, { recursive: true })
   const guard = await TaskGuard.beforeRun(task, experiment.root, context.taskFiles)
-  const workspace = await createWorkspace(task, workspaceRoot, { overlay: sandboxed }).catch((error: unknown) => {
+  const limits = experiment.spec.sandbox === 'none' ? undefined : experiment.spec.sandbox.limits
+  const workspace = await createWorkspace(task, workspaceRoot, { overlay: sandboxed, ...(limits === undefined ? {} : { diskMb: limits.diskMb }) }).catch((error: unknown) => {
     throw error instanceof HarnessFailure ? error : new HarnessFailure('setup', `${task.id}: making the workspace failed: ${String(error)}`, { cause: error })
   })
   let sandbox: RunSandbox | undefined
@@ -155,6 +158,7 @@ export async function runTrial(context: RunContext, artifactsDir: string): Promi
         readOnly,
         ...(workspace.overlay === undefined ? {} : { overlay: workspace.overlay }),
         ...(dependencies === null ? {} : { mounts: [dependencyMount(dependencies, workspace.agentDir)] }),
+        limits: experiment.spec.sandbox.limits,
       })
     }
     const skills = await installConditionSkills(context, workspace.dir)
@@ -167,7 +171,9 @@ export async function runTrial(context: RunContext, artifactsDir: string): Promi
       ...(sandbox === undefined ? {} : { sandbox }),
     })
     await workspace.snapshot()
-    const agentResult = await context.agent.run({
+    const agentStarted = performance.now()
+    const agentResult = await context.agent
+      .run({
       task,
       workspace: workspace.agentDir,
       workspaceOnHost: workspace.dir,
@@ -182,11 +188,17 @@ export async function runTrial(context: RunContext, artifactsDir: string): Promi
       arm,
       seed: context.seed,
       ...(context.signal === undefined ? {} : { signal: context.signal }),
-    })
+      })
+      .catch((error: unknown) => {
+        // A session that broke on a resource limit measured that: unsolved, at the budget cap (its spend is unknown).
+        if (!(error instanceof HarnessFailure) || sandbox?.limitHit() == null) throw error
+        return limitedSession(experiment.spec.budgetUsd, performance.now() - agentStarted)
+      })
+    const limit = sandbox?.limitHit() ?? null
     checkReportedNumbers(agentResult, experiment.spec.budgetUsd, `${task.id} › ${arm} › seed ${context.seed}: the agent`)
     const denials = sandbox?.denials ?? null
     if (denials !== null && denials.examples.length > 0) await writeFile(path.join(artifactsDir, 'sandbox-denials.txt'), `${denials.examples.join('\n')}\n`)
-    checkManipulation(arm, armSpec.hooks, agentResult)
+    if (limit === null) checkManipulation(arm, armSpec.hooks, agentResult)
     const oracleOptions = (scratchDir: string): OracleOptions => ({
       timeoutMs: experiment.spec.oracleTimeoutSeconds * 1000,
       scratchDir,
@@ -220,6 +232,7 @@ export async function runTrial(context: RunContext, artifactsDir: string): Promi
       testRunner,
       sandbox: denials,
       ...measured,
+      limit,
       ...(skills === undefined ? {} : { skills }),
       ...(tampered === undefined ? {} : { tampered }),
     }
@@ -323,12 +336,30 @@ function recordedModel(agent: AgentRunResult, specModel: string | undefined): st
   return agent.model ?? specModel ?? null
 }
 
-/** Builds the record of a measured trial. A timeout is unsolved at the budget cap. */
+/** What a session that a resource limit broke measured: nothing of its own, so the budget cap (like a timeout). */
+function limitedSession(budgetUsd: number, wallMs: number): AgentRunResult {
+  return {
+    stop: 'completed',
+    costUsd: budgetUsd,
+    costSource: 'budget-cap',
+    tokens: null,
+    turns: null,
+    toolCalls: null,
+    toolCallsBeforeFirstEdit: null,
+    wallMs,
+    model: null,
+    transcriptSha256: null,
+    hooksFired: null,
+  }
+}
+
+/** Builds the record of a measured trial. A timeout is unsolved at the budget cap; so is a run past a resource limit. */
 export function buildRecord(context: RunContext, trial: TrialResult, retries: HarnessRetry[], startedAt: Date, finishedAt: Date): RunRecord {
   const { experiment, task, arm, seed } = context
   const armSpec = experiment.spec.arms[arm]!
   const timedOut = trial.agent.stop === 'timeout'
-  const solved = !timedOut && trial.judgement.solved
+  const limit = trial.limit ?? null
+  const solved = !timedOut && limit === null && trial.judgement.solved
   const fired = trial.agent.hooksFired
   const transcript = trial.agent.transcriptSha256 === null ? null : transcriptPath({ task: task.id, arm, seed })
   return {
@@ -365,6 +396,7 @@ export function buildRecord(context: RunContext, trial: TrialResult, retries: Ha
       testRunner: trial.testRunner,
     },
     sandbox: trial.sandbox === null ? null : { denied: trial.sandbox.denied, examples: trial.sandbox.examples.slice(0, 5) },
+    limit,
     transcript,
     transcriptSha256: trial.agent.transcriptSha256,
     harnessRetries: retries,

@@ -100,6 +100,13 @@ export const MeasuredRunSchema = z.strictObject({
       examples: z.array(z.string()),
     })
     .nullable(),
+  /**
+   * The resource limit the run reached (`sandbox.limits`: an out-of-memory
+   * kill, the process limit, its disk full), which makes it unsolved; null
+   * when it reached none or ran UNSANDBOXED. Absent in records written before
+   * limits existed.
+   */
+  limit: z.enum(['processes', 'memory', 'disk']).nullable().optional(),
   /** Transcript path relative to the experiment's output folder (git-ignored), null when the agent keeps none. */
   transcript: z.string().nullable(),
   transcriptSha256: sha256.nullable(),

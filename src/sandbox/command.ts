@@ -1,5 +1,8 @@
 import { existsSync, lstatSync, readlinkSync, realpathSync } from 'node:fs'
 import path from 'node:path'
+import { asSandboxIdentity, handOver, reachable, sandboxIdentity, stagingDir } from './identity.ts'
+import { DEFAULT_LIMITS, rlimitArgs } from './limits.ts'
+import { seccompFilterFile } from './seccomp.ts'
 import type { SandboxSpec } from './spec.ts'
 
 /**
@@ -52,16 +55,94 @@ export interface SandboxedCommand {
   readonly env: Readonly<Record<string, string>>
 }
 
-/** The command line that runs `command` inside the sandbox `spec` describes. */
+/** One bind of the sandbox: `source` on the host (or in the overlay holder's namespace) at `target` inside. */
+interface Bind {
+  readonly flag: '--ro-bind' | '--bind'
+  source: string
+  readonly target: string
+}
+
+/**
+ * Run by /bin/sh before bubblewrap, as the harness: mounts a tmpfs on the
+ * staging folder and binds there what the sandbox uid cannot reach by path
+ * ($1 the folder, $2 how many, then the sources), opens the syscall filter on
+ * descriptor 9 for `--seccomp 9` (the next argument, or empty), joins the
+ * run's cgroups (a count, then their `cgroup.procs` files), then execs the
+ * rest (setpriv, bwrap). Every step execs, so bwrap's parent is still the
+ * harness (`--die-with-parent`).
+ */
+const PRELUDE = [
+  'stage=$1; n=$2; shift 2',
+  'if [ "$n" -gt 0 ]; then',
+  '  mount -t tmpfs -o mode=0755,size=64k task-outcome-stage "$stage" || exit 125',
+  '  i=0; while [ "$i" -lt "$n" ]; do',
+  '    if [ -d "$1" ]; then mkdir "$stage/$i"; else : > "$stage/$i"; fi',
+  '    mount --bind "$1" "$stage/$i" || exit 125',
+  '    i=$((i+1)); shift',
+  '  done',
+  'fi',
+  'if [ -n "$1" ]; then exec 9<"$1" || exit 125; fi',
+  'm=$2; shift 2',
+  'while [ "$m" -gt 0 ]; do echo $$ > "$1" || exit 125; m=$((m-1)); shift; done',
+  'exec "$@"',
+].join('\n')
+
+/** The descriptor bwrap reads the syscall filter from. */
+const FILTER_FD = '9'
+
+/**
+ * The command line that runs `command` inside the sandbox `spec` describes:
+ * every capability dropped (`--cap-drop ALL`; bwrap sets `no_new_privs`),
+ * the syscall filter of `seccomp.ts`, and, when the harness is root, the
+ * sandbox uid of `identity.ts` (the writable folders handed to it first, a
+ * side effect of building the line, so no caller can forget it).
+ */
 export function sandboxCommandLine(spec: SandboxSpec, command: SandboxedCommand): { file: string; args: string[] } {
+  const identity = sandboxIdentity()
+  const binds: Bind[] = []
+  const bound = new Set<string>()
+  for (const dir of spec.readOnly) {
+    if (!existsSync(dir) || bound.has(dir)) continue
+    bound.add(dir)
+    binds.push({ flag: '--ro-bind', source: dir, target: dir })
+  }
+  const writable: string[] = []
+  for (const dir of spec.writable) {
+    if (bound.has(dir)) continue
+    bound.add(dir)
+    writable.push(dir)
+    binds.push({ flag: '--bind', source: dir, target: dir })
+  }
+  if (spec.overlay !== undefined) binds.push({ flag: '--bind', source: spec.overlay.target, target: spec.overlay.target })
+  for (const mount of spec.mounts ?? []) binds.push({ flag: '--ro-bind', source: mount.source, target: mount.target })
+  if (spec.network !== 'none') {
+    writable.push(spec.network.socketDir)
+    binds.push({ flag: '--ro-bind', source: spec.network.socketDir, target: SANDBOX_SOCKET_DIR })
+  }
+  handOver(writable.filter((dir) => existsSync(dir)), identity)
+  const staged: string[] = []
+  if (identity !== null) {
+    for (const bind of binds) {
+      if (reachable(bind.source, identity)) continue
+      bind.source = path.join(stagingDir(), String(staged.push(bind.source) - 1))
+    }
+  }
+  const filter = seccompFilterFile()
+  const limits = spec.limits ?? DEFAULT_LIMITS
+  const size = String(limits.diskMb * 1024 * 1024)
+  const cgroup = spec.cgroup ?? []
+  const inner = cgroup.length === 0 ? rlimitArgs(limits) : []
   const bwrap: string[] = [
     '--unshare-all',
     '--die-with-parent',
     '--new-session',
+    '--cap-drop',
+    'ALL',
+    ...(filter === null ? [] : ['--seccomp', FILTER_FD]),
     '--uid',
-    String(process.getuid?.() ?? 0),
+    String(identity === null ? (process.getuid?.() ?? 0) : 0),
     '--gid',
-    String(process.getgid?.() ?? 0),
+    String(identity === null ? (process.getgid?.() ?? 0) : 0),
     '--hostname',
     'sandbox',
     ...systemMounts(),
@@ -69,41 +150,37 @@ export function sandboxCommandLine(spec: SandboxSpec, command: SandboxedCommand)
     '/dev',
     '--proc',
     '/proc',
+    '--size',
+    size,
     '--tmpfs',
     '/tmp',
+    '--size',
+    size,
     '--tmpfs',
     '/dev/shm',
     '--tmpfs',
     '/run',
   ]
-  const bound = new Set<string>()
-  for (const dir of spec.readOnly) {
-    if (!existsSync(dir) || bound.has(dir)) continue
-    bound.add(dir)
-    bwrap.push('--ro-bind', dir, dir)
-  }
-  for (const dir of spec.writable) {
-    if (bound.has(dir)) continue
-    bound.add(dir)
-    bwrap.push('--bind', dir, dir)
-  }
-  if (spec.overlay !== undefined) bwrap.push('--bind', spec.overlay.target, spec.overlay.target)
-  for (const mount of spec.mounts ?? []) bwrap.push('--ro-bind', mount.source, mount.target)
+  for (const bind of binds) bwrap.push(bind.flag, bind.source, bind.target)
   // Order matters: bwrap applies --clearenv and --setenv as it reads them.
   bwrap.push('--clearenv')
   for (const [name, value] of Object.entries(command.env)) bwrap.push('--setenv', name, value)
   bwrap.push('--chdir', command.cwd)
   const file = path.isAbsolute(command.file) && existsSync(command.file) ? realpathSync(command.file) : command.file
   if (spec.network !== 'none') {
-    bwrap.push('--ro-bind', spec.network.socketDir, SANDBOX_SOCKET_DIR)
     const bridges = [
       ...spec.network.loopbackPorts.map((port) => ({ port, socket: `${port}.sock` })),
       { port: spec.network.proxyPort, socket: PROXY_SOCKET },
     ]
-    bwrap.push('--', '/bin/sh', '-c', bridgeScript(bridges), 'sandbox', file, ...command.args)
+    bwrap.push('--', ...inner, '/bin/sh', '-c', bridgeScript(bridges), 'sandbox', file, ...command.args)
   } else {
-    bwrap.push('--', file, ...command.args)
+    bwrap.push('--', ...inner, file, ...command.args)
   }
-  if (spec.overlay === undefined) return { file: 'bwrap', args: bwrap }
-  return { file: 'nsenter', args: ['--target', String(spec.overlay.pid), '--user', '--mount', '--preserve-credentials', '--', 'bwrap', ...bwrap] }
+  const prelude = ['/bin/sh', '-c', PRELUDE, 'sandbox-prelude', staged.length === 0 ? '' : stagingDir(), String(staged.length), ...staged, filter ?? '', String(cgroup.length), ...cgroup]
+  const started = [...prelude, ...asSandboxIdentity(identity), 'bwrap', ...bwrap]
+  const isolated = staged.length === 0 ? started : ['unshare', '--mount', '--propagation', 'private', '--', ...started]
+  if (spec.overlay === undefined) return { file: isolated[0]!, args: isolated.slice(1) }
+  // As root the holder has a mount namespace only; as a user, its user namespace too (bwrap then runs inside it).
+  const enter = identity === null ? ['--user', '--mount', '--preserve-credentials'] : ['--mount']
+  return { file: 'nsenter', args: ['--target', String(spec.overlay.pid), ...enter, '--', ...isolated] }
 }

@@ -4,7 +4,7 @@
  * overlay workspace, a network allowlist, and what it refused.
  */
 export { probeSandbox, resetSandboxProbe, sandboxLabel, SandboxUnavailable, SANDBOX_INSTALL, UNSANDBOXED, type SandboxInfo } from './probe.ts'
-export { mountOverlay, type MountedOverlay, type OverlayLayers } from './overlay.ts'
+export { mountOverlay, type MountedOverlay, type OverlayLayers, type OverlayOptions } from './overlay.ts'
 export { RunSandbox, isolatedCommandLine, isolatedSandbox, SANDBOX_HOST_PATH, type RunSandboxOptions, type SandboxDenials, type SandboxProcess } from './sandbox.ts'
 export { sandboxCommandLine, SYSTEM_READ_ONLY, type SandboxedCommand } from './command.ts'
 export { SandboxNetwork, allowedBy, PROXY_PORT } from './network.ts'
@@ -19,3 +19,6 @@ export { killProcessGroup, DEFAULT_KILL_GRACE_MS } from './process/terminate/ind
 export { startDaemon } from './process/daemon.ts'
 export { MeteringGateway, type GatewayExchange, type GatewayOptions } from './gateway.ts'
 export type { ResponseTokens, ResponseUsage } from './usage-reader.ts'
+export { DEFAULT_SANDBOX_UID, handOver, sandboxIdentity, type SandboxIdentity } from './identity.ts'
+export { DENIED_SYSCALLS, seccompFilterFile } from './seccomp.ts'
+export { DEFAULT_LIMITS, RunCgroup, type LimitName, type SandboxLimits } from './limits.ts'

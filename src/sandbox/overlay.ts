@@ -1,13 +1,16 @@
 import { spawn, type ChildProcess } from 'node:child_process'
+import { statfsSync } from 'node:fs'
 import { mkdir } from 'node:fs/promises'
 import path from 'node:path'
 import { HarnessFailure } from '../errors.ts'
+import { handOver, sandboxIdentity } from './identity.ts'
 
 /**
  * The run's workspace as a kernel overlay: the task's template is the
  * read-only lower layer, the run's own upper folder takes every write. The
  * overlay is mounted inside a user and mount namespace of its own (allowed
- * without privileges since Linux 5.11), held open by a small holder process
+ * without privileges since Linux 5.11; a harness running as root needs only
+ * the mount namespace, see `identity.ts`), held open by a small holder process
  * (`unshare … sh`, reading its stdin). The harness reaches the merged tree
  * through `/proc/<holder>/root/…`; every sandboxed process of the run enters
  * the holder's namespaces (`nsenter`) before bubblewrap builds its own on top,
@@ -34,7 +37,11 @@ export interface MountedOverlay {
   readonly pid: number
   /** The merged tree as the harness reaches it (`/proc/<pid>/root<target>`). */
   readonly hostPath: string
-  /** Ends the holder; the mount goes with the last process in its namespace. The upper layer stays. */
+  /** The upper layer as the harness reads it (inside the holder's namespace when it is on the run's tmpfs). */
+  readonly upperOnHost: string
+  /** Whether the run's tmpfs (the disk limit) is full, or nearly: the run wrote all it may. False without a limit. */
+  diskFull(): boolean
+  /** Ends the holder; the mount goes with the last process in its namespace. The upper layer stays (gone with its tmpfs under a disk limit). */
   release(): Promise<void>
 }
 
@@ -50,18 +57,52 @@ function checkPath(label: string, dir: string): void {
   }
 }
 
-// $0 = options string, $1 = target. `read` returns when the harness closes stdin (or dies): the namespace then ends.
-const HOLDER = 'mount -t overlay overlay -o "$0" "$1" || exit 97; echo ready; read _ignored; exit 0'
+/**
+ * $0 = options string, $1 = target; with a disk limit, $2 its size in bytes, $3 the folder holding upper and work,
+ * which becomes a tmpfs of that size in the holder's namespace ($4 upper, $5 work, $6 the upper folder's owner or
+ * empty). `read` returns when the harness closes stdin (or dies): the namespace, and the tmpfs, then end.
+ */
+const HOLDER = [
+  'if [ -n "$2" ]; then',
+  '  mount -t tmpfs -o "size=$2,mode=0755" task-outcome-disk "$3" || exit 97',
+  '  mkdir -p "$4" "$5" || exit 97',
+  '  if [ -n "$6" ]; then chown "$6" "$4" || exit 97; fi',
+  'fi',
+  'mount -t overlay overlay -o "$0" "$1" || exit 97; echo ready; read _ignored; exit 0',
+].join('\n')
+
+/** How the overlay is mounted. */
+export interface OverlayOptions {
+  /**
+   * The most the run may write, in MiB: upper and work (which must share a
+   * parent folder, the mount point outside it) then live on a tmpfs of this
+   * size, so a run that fills it never touches the host's disk.
+   */
+  readonly diskMb?: number
+}
 
 /** Mounts the overlay in a namespace of its own and returns once it is mounted. */
-export async function mountOverlay(layers: OverlayLayers): Promise<MountedOverlay> {
+export async function mountOverlay(layers: OverlayLayers, options: OverlayOptions = {}): Promise<MountedOverlay> {
   for (const dir of layers.lower) checkPath('lower layer', dir)
   checkPath('upper layer', layers.upper)
   checkPath('work folder', layers.work)
   checkPath('mount point', layers.target)
+  const disk = options.diskMb === undefined ? undefined : path.dirname(layers.upper)
+  if (disk !== undefined && (path.dirname(layers.work) !== disk || layers.target.startsWith(`${disk}/`))) {
+    throw new HarnessFailure('setup', `overlay with a disk limit: upper and work must share a folder that does not hold the mount point (${layers.upper}, ${layers.work}, ${layers.target})`, { retryable: false })
+  }
   await Promise.all([mkdir(layers.upper, { recursive: true }), mkdir(layers.work, { recursive: true }), mkdir(layers.target, { recursive: true })])
-  const options = `userxattr,lowerdir=${layers.lower.join(':')},upperdir=${layers.upper},workdir=${layers.work}`
-  const holder: ChildProcess = spawn('unshare', ['--user', '--map-root-user', '--mount', '--', '/bin/sh', '-c', HOLDER, options, layers.target], {
+  const identity = sandboxIdentity()
+  // The merged root takes the upper folder's owner: the sandbox uid's when the harness is root.
+  handOver([layers.upper], identity)
+  const mountOptions = `userxattr,lowerdir=${layers.lower.join(':')},upperdir=${layers.upper},workdir=${layers.work}`
+  // As root, a mount namespace of root's own: the sandbox uid (identity.ts) owns the template and writes the upper layer.
+  const namespaces = identity === null ? ['--user', '--map-root-user', '--mount'] : ['--mount', '--propagation', 'private']
+  const diskArgs =
+    disk === undefined
+      ? ['', '', '', '', '']
+      : [String(options.diskMb! * 1024 * 1024), disk, layers.upper, layers.work, identity === null ? '' : `${identity.uid}:${identity.gid}`]
+  const holder: ChildProcess = spawn('unshare', [...namespaces, '--', '/bin/sh', '-c', HOLDER, mountOptions, layers.target, ...diskArgs], {
     stdio: ['pipe', 'pipe', 'pipe'],
     env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' },
   })
@@ -90,6 +131,13 @@ export async function mountOverlay(layers: OverlayLayers): Promise<MountedOverla
     layers,
     pid,
     hostPath: `/proc/${pid}/root${layers.target}`,
+    upperOnHost: disk === undefined ? layers.upper : `/proc/${pid}/root${layers.upper}`,
+    diskFull() {
+      if (disk === undefined) return false
+      const info = statfsSync(`/proc/${pid}/root${disk}`)
+      const free = info.bavail * info.bsize
+      return free < Math.max(1024 * 1024, (info.blocks * info.bsize) / 50)
+    },
     async release() {
       holder.stdin!.end()
       const timer = setTimeout(() => holder.kill('SIGKILL'), 2000)

@@ -1,5 +1,6 @@
 import { commandInstallation } from './installation.ts'
 import { sandboxCommandLine, type SandboxedCommand } from './command.ts'
+import { DEFAULT_LIMITS, RunCgroup, type LimitName, type SandboxLimits } from './limits.ts'
 import { SandboxNetwork } from './network.ts'
 import type { MountedOverlay } from './overlay.ts'
 import type { ProcessCommand, ProcessEnvironment, StartLine } from './process/environment.ts'
@@ -33,6 +34,8 @@ export interface RunSandboxOptions {
   readonly overlay?: MountedOverlay
   /** Folders bound read-only inside the workspace (a prepared dependency folder at `<workspace>/node_modules`). */
   readonly mounts?: SandboxSpec['mounts']
+  /** The run's limits (`sandbox.limits`; `DEFAULT_LIMITS` when absent). */
+  readonly limits?: SandboxLimits
 }
 
 /** One process to run in the sandbox (the runner's `ProcessCommand`). */
@@ -52,15 +55,32 @@ export class RunSandbox implements ProcessEnvironment {
 
   readonly #options: RunSandboxOptions
   readonly #network: SandboxNetwork
+  readonly #cgroup: RunCgroup | null
 
-  private constructor(options: RunSandboxOptions, network: SandboxNetwork) {
+  private constructor(options: RunSandboxOptions, network: SandboxNetwork, cgroup: RunCgroup | null) {
     this.#options = options
     this.#network = network
+    this.#cgroup = cgroup
   }
 
-  /** Opens a run's sandbox (starts its proxy). */
+  /** Opens a run's sandbox (starts its proxy, makes its cgroup where the machine allows one). */
   static async open(options: RunSandboxOptions): Promise<RunSandbox> {
-    return new RunSandbox(options, await SandboxNetwork.start(options.allow))
+    const network = await SandboxNetwork.start(options.allow)
+    return new RunSandbox(options, network, RunCgroup.create(options.limits ?? DEFAULT_LIMITS))
+  }
+
+  /** How the run's processes and memory are limited: a cgroup (`v2`, `v1`), or rlimits inside each sandbox. */
+  get limitedBy(): 'cgroup v2' | 'cgroup v1' | 'rlimits' {
+    return this.#cgroup === null ? 'rlimits' : this.#cgroup.kind === 'v2' ? 'cgroup v2' : 'cgroup v1'
+  }
+
+  /**
+   * The limit the run reached, if any: an out-of-memory kill or the process
+   * limit in its cgroup, or its workspace's tmpfs full. Read after the agent
+   * (and before the overlay is released).
+   */
+  limitHit(): LimitName | null {
+    return this.#cgroup?.hit() ?? (this.#options.overlay?.diskFull() === true ? 'disk' : null)
   }
 
   /** The overlay the run's processes enter, if any. */
@@ -78,6 +98,8 @@ export class RunSandbox implements ProcessEnvironment {
       ...(this.#options.overlay === undefined ? {} : { overlay: { pid: this.#options.overlay.pid, target: this.#options.overlay.layers.target } }),
       ...(this.#options.mounts === undefined ? {} : { mounts: this.#options.mounts }),
       network: withNetwork ? await this.#network.spec(command.loopbackPorts ?? []) : 'none',
+      limits: this.#options.limits ?? DEFAULT_LIMITS,
+      ...(this.#cgroup === null ? {} : { cgroup: this.#cgroup.join }),
     }
     return { ...sandboxCommandLine(spec, { ...command, env }), env: { PATH: SANDBOX_HOST_PATH } }
   }
@@ -93,9 +115,10 @@ export class RunSandbox implements ProcessEnvironment {
     return { denied: { read: null, write: null, network: network.count }, examples: network.examples }
   }
 
-  /** Stops the network (the overlay belongs to the workspace). */
+  /** Stops the network and removes the cgroup (the overlay belongs to the workspace). */
   async close(): Promise<void> {
     await this.#network.close()
+    this.#cgroup?.release()
   }
 }
 

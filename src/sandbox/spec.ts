@@ -1,3 +1,5 @@
+import type { SandboxLimits } from './limits.ts'
+
 /**
  * What one sandboxed process may see and reach. Everything not named here is
  * absent inside: the sandbox starts from an empty root.
@@ -21,6 +23,10 @@ export interface SandboxSpec {
    * proxy is reachable (through `HTTPS_PROXY`), over Unix sockets in `socketDir`.
    */
   readonly network: 'none' | SandboxNetworkSpec
+  /** The run's limits (`DEFAULT_LIMITS` when absent): tmpfs sizes, and rlimits when there is no cgroup. */
+  readonly limits?: SandboxLimits
+  /** The `cgroup.procs` files of the run's cgroup, joined before bubblewrap starts (`RunCgroup.join`). */
+  readonly cgroup?: readonly string[]
 }
 
 /** The network part of a `SandboxSpec`. */

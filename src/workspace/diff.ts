@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { chmod, mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
@@ -16,6 +17,19 @@ import { runProcess, UNSANDBOXED_HOST } from '../sandbox/index.ts'
  * (a changed path below one the agent replaced with a link is never written
  * through that link).
  */
+
+/**
+ * Files larger than this (bytes) are in the diff by size and SHA-256 only: a
+ * run may write up to its disk limit, and a patch of that would cost the
+ * host's disk as much again.
+ */
+export const DIFF_CONTENT_LIMIT = 4 * 1024 * 1024
+
+/** A file's content as the diff shows it: itself, or one line with its size and SHA-256 when it is too large. */
+function diffable(content: Buffer): Buffer | string {
+  if (content.length <= DIFF_CONTENT_LIMIT) return content
+  return `${content.length} bytes, sha256 ${createHash('sha256').update(content).digest('hex')} (too large to diff)\n`
+}
 
 async function place(root: string, file: string, write: (target: string) => Promise<void>): Promise<void> {
   const parent = path.posix.dirname(file)
@@ -43,7 +57,7 @@ export async function diffChanges(trees: WorkspaceTrees, snapshot: Snapshot, cha
         for (const file of await lowerEntriesBelow(trees.lower, change.path)) {
           const state = await pathState(trees.lower, file)
           if (state?.kind === 'file') {
-            const content = (await readFileInside(trees.lower, file)) ?? Buffer.alloc(0)
+            const content = diffable((await readFileInside(trees.lower, file)) ?? Buffer.alloc(0))
             await place(before, file, async (target) => {
               await writeFile(target, content, { flag: 'wx' })
               if (state.executable) await chmod(target, 0o755)
@@ -53,7 +67,7 @@ export async function diffChanges(trees: WorkspaceTrees, snapshot: Snapshot, cha
           }
         }
       } else if (change.before?.kind === 'file') {
-        const content = (await baseContent(trees, snapshot, change.path)) ?? Buffer.alloc(0)
+        const content = diffable((await baseContent(trees, snapshot, change.path)) ?? Buffer.alloc(0))
         await place(before, change.path, async (target) => {
           await writeFile(target, content, { flag: 'wx' })
           if (change.before?.kind === 'file' && change.before.executable) await chmod(target, 0o755)
@@ -63,7 +77,7 @@ export async function diffChanges(trees: WorkspaceTrees, snapshot: Snapshot, cha
         await place(before, change.path, (target) => symlink(linkTarget, target))
       }
       if (change.after?.kind === 'file') {
-        const content = (await readFileInside(trees.merged, change.path)) ?? Buffer.alloc(0)
+        const content = diffable((await readFileInside(trees.merged, change.path)) ?? Buffer.alloc(0))
         await place(after, change.path, async (target) => {
           await writeFile(target, content, { flag: 'wx' })
           await chmod(target, change.after?.kind === 'file' && change.after.executable ? 0o755 : 0o644)

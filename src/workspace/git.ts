@@ -17,7 +17,8 @@ export function harnessGit(dir: string): SimpleGit {
     // GIT_CONFIG_GLOBAL=/dev/null keeps the user's git config (hooks, signing, templates) out of harness repositories.
     unsafe: { allowUnsafeConfigPaths: true } as Record<string, boolean>,
     allowEnvironment: ['GIT_CONFIG_GLOBAL', ...Object.keys(HARNESS_GIT_ENV)],
-    config: ['commit.gpgsign=false', 'init.defaultBranch=main', 'core.autocrlf=false'] }).env({
+    // safe.directory: a template belongs to the sandbox uid when the harness runs as root (sandbox/identity.ts).
+    config: ['commit.gpgsign=false', 'init.defaultBranch=main', 'core.autocrlf=false', 'safe.directory=*'] }).env({
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: process.env.HOME ?? '/tmp',
     GIT_CONFIG_GLOBAL: '/dev/null',

@@ -12,6 +12,8 @@ import type { Workspace } from './workspace.ts'
 export interface LayeredWorkspaceOptions {
   /** An overlay mounted in a namespace of its own (sandboxed runs), or a plain copy (`sandbox: 'none'`). */
   readonly overlay: boolean
+  /** The most the run may write into an overlay workspace, in MiB (`sandbox.limits.diskMb`): its upper layer is a tmpfs of this size. */
+  readonly diskMb?: number
 }
 
 let warned = false
@@ -22,35 +24,35 @@ let warned = false
  * `TASK_OUTCOME_OVERLAY=off` says not to try: the workspace is then a plain
  * copy, still bound into the sandbox (slower to make, as isolated).
  */
-async function overlayOrNothing(template: string, root: string, target: string): Promise<MountedOverlay | undefined> {
+async function overlayOrNothing(template: string, root: string, target: string, diskMb: number | undefined): Promise<MountedOverlay | undefined> {
   if (process.env.TASK_OUTCOME_OVERLAY === 'off') return undefined
   try {
-    return await mountOverlay({ lower: [template], upper: path.join(root, 'upper'), work: path.join(root, 'work'), target })
+    const layers = { lower: [template], upper: path.join(root, 'layers', 'upper'), work: path.join(root, 'layers', 'work'), target }
+    return await mountOverlay(layers, diskMb === undefined ? {} : { diskMb })
   } catch (error) {
     if (!warned) process.stderr.write(`task-outcome: ${(error as Error).message}; workspaces are plain copies of the template instead (still sandboxed)\n`)
     warned = true
-    await rm(path.join(root, 'upper'), { recursive: true, force: true })
-    await rm(path.join(root, 'work'), { recursive: true, force: true })
+    await rm(path.join(root, 'layers'), { recursive: true, force: true })
     await rm(target, { recursive: true, force: true })
     return undefined
   }
 }
 
 /**
- * A workspace over a template: an overlay (upper layer `upper/`, mount point
+ * A workspace over a template: an overlay (upper layer `layers/upper/`, mount point
  * `ws/`) or a copy (`ws/`), in a fresh folder under `parentDir`.
  */
 export async function layeredWorkspace(task: Task, template: string, parentDir: string, options: LayeredWorkspaceOptions): Promise<Workspace> {
   const root = await mkdtemp(path.join(parentDir, `${task.id}-`))
   const target = path.join(root, 'ws')
   try {
-    const overlay = options.overlay ? await overlayOrNothing(template, root, target) : undefined
+    const overlay = options.overlay ? await overlayOrNothing(template, root, target, options.diskMb) : undefined
     if (overlay === undefined) {
       await mkdir(target)
       await copyTemplate(template, target)
     }
     const dir = overlay?.hostPath ?? target
-    const trees: WorkspaceTrees = { merged: dir, lower: template, ...(overlay === undefined ? {} : { upper: overlay.layers.upper }) }
+    const trees: WorkspaceTrees = { merged: dir, lower: template, ...(overlay === undefined ? {} : { upper: overlay.upperOnHost }) }
     let baseline: Snapshot | undefined
     const snapshot = async () => (baseline ??= await snapshotTrees(trees))
     const changes = async (): Promise<Change[]> => readChanges(trees, await snapshot())

@@ -3,6 +3,7 @@ import { cp, lstat, mkdir, mkdtemp, readdir, readFile, readlink, realpath, renam
 import os from 'node:os'
 import path from 'node:path'
 import { copyFolder } from './copy-folder.ts'
+import { handOver } from '../sandbox/index.ts'
 import { commitAll, harnessGit } from './git.ts'
 import { StatSeal } from './stat-seal.ts'
 import { checkoutTree, openRepository, resolveCommit, type OpenRepository } from './repository.ts'
@@ -20,8 +21,8 @@ import { discardPublished } from './discard.ts'
  * two builders racing both end up using whichever rename won.
  */
 
-/** Bumped whenever the template's contents change shape, so old caches are not reused. */
-export const TEMPLATE_FORMAT = 1
+/** Bumped whenever the template's contents change shape, so old caches are not reused (2: owned by the sandbox uid under root). */
+export const TEMPLATE_FORMAT = 2
 
 /** The commit message of every workspace's single commit (neutral: it must not hint at the task). */
 export const STARTING_POINT_MESSAGE = 'starting point'
@@ -140,6 +141,8 @@ export async function parentTemplate(repo: string, base: string, options: Templa
     await checkoutTree(repository, commit, building)
     await commitAll(building, STARTING_POINT_MESSAGE)
     await harnessGit(building).raw(['repack', '-a', '-d', '-q'])
+    // Under root the sandbox uid writes the template's overlay, so it owns the template (before any seal is taken).
+    handOver([building])
     try {
       await rename(building, final)
     } catch (error) {
@@ -202,6 +205,7 @@ export async function folderTemplate(startingDir: string, root: string = templat
   try {
     await cp(startingDir, building, { recursive: true, verbatimSymlinks: true })
     await commitAll(building, STARTING_POINT_MESSAGE)
+    handOver([building])
     try {
       await rename(building, final)
     } catch (error) {
