@@ -105,8 +105,10 @@ export class RunCgroup {
     const name = `task-outcome-${process.pid}-${++counter}`
     const own = ownCgroups()
     const bytes = String(limits.memoryMb * 1024 * 1024)
-    const v2 = path.join(root, own.get('unified') ?? '/')
-    if (existsSync(path.join(root, 'cgroup.controllers')) && readable(path.join(v2, 'cgroup.subtree_control')).split(/\s+/).filter((c) => c === 'pids' || c === 'memory').length === 2) {
+    // v2: a child of the harness's cgroup, or (a cgroup with processes cannot give its children controllers) a sibling.
+    const unified = path.join(root, own.get('unified') ?? '/')
+    const v2 = existsSync(path.join(root, 'cgroup.controllers')) ? [unified, path.dirname(unified)].find((dir) => delegates(dir)) : undefined
+    if (v2 !== undefined) {
       const dir = path.join(v2, name)
       if (tryMkdir(dir)) {
         try {
@@ -177,6 +179,12 @@ export class RunCgroup {
       }
     }
   }
+}
+
+/** Whether a v2 cgroup gives its children the pids and memory controllers. */
+function delegates(dir: string): boolean {
+  const controllers = readable(path.join(dir, 'cgroup.subtree_control')).split(/\s+/)
+  return controllers.includes('pids') && controllers.includes('memory')
 }
 
 /** A file's trimmed text, or '' when it cannot be read. */
