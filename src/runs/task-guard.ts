@@ -5,7 +5,7 @@ import path from 'node:path'
 import { HarnessFailure } from '../errors.ts'
 import type { Task } from '../tasks/task.ts'
 import { openRepository } from '../workspace/repository.ts'
-import { currentDependencyCtimes, dependencyCtimes, type PreparedDependencies } from '../workspace/dependencies.ts'
+import { dependencyContentMatches, dependencySeal, type PreparedDependencies } from '../workspace/dependencies.ts'
 import { RACY_MARGIN_MS, StatSeal } from '../workspace/stat-seal.ts'
 
 /**
@@ -126,7 +126,7 @@ export class TaskGuard {
   readonly #startedAtMs = Date.now()
   #fileCtimes = new Map<string, bigint>()
   #template: { dir: string; key: string; seal: StatSeal } | undefined
-  #dependencies: PreparedDependencies | undefined
+  #dependencies: { prepared: PreparedDependencies; seal: StatSeal } | undefined
 
   private constructor(task: Task, root: string, expected: Readonly<Record<string, string>>) {
     this.#task = task
@@ -194,27 +194,27 @@ export class TaskGuard {
   }
 
   /**
-   * Checks the task's prepared dependency folder: every file's change time as
-   * when its content was last checked against its manifest (before the agent
-   * starts, and again before the oracle).
+   * Before the agent starts: the task's prepared dependency folder as its
+   * content last matched its manifest, by its seal (`StatSeal`, as the
+   * template's), checked again in full when the seal cannot vouch for it.
    */
   async watchDependencies(dependencies: PreparedDependencies | null): Promise<void> {
     if (dependencies === null) return
-    this.#dependencies = dependencies
-    await this.#checkDependencies('before the run')
+    const where = `${this.#task.id}: before the run, its prepared ${dependencies.mount} ${dependencies.folder}`
+    const seal = await dependencySeal(dependencies).catch((error: unknown) => {
+      throw error instanceof HarnessFailure ? tampered(`${where} no longer matches its manifest`) : error
+    })
+    this.#dependencies = { prepared: dependencies, seal }
   }
 
+  /** Before the oracle: nothing in the folder moved since its seal (a racy seal: its content matches the manifest again). */
   async #checkDependencies(when: string): Promise<void> {
     if (this.#dependencies === undefined) return
-    const expected = await dependencyCtimes(this.#dependencies)
-    const now = await currentDependencyCtimes(this.#dependencies)
-    const where = `${this.#task.id}: ${when}, its prepared ${this.#dependencies.mount} ${this.#dependencies.folder}`
-    for (const [file, ctime] of expected) {
-      const current = now.get(file)
-      if (current === undefined) throw tampered(`${where} lost ${file}`)
-      if (current !== ctime) throw tampered(`${where} had ${file} written since it was checked against its manifest`)
-    }
-    for (const file of now.keys()) if (!expected.has(file)) throw tampered(`${where} gained ${file}`)
+    const { prepared, seal } = this.#dependencies
+    const where = `${this.#task.id}: ${when}, its prepared ${prepared.mount} ${prepared.folder}`
+    const moved = await seal.firstMoved()
+    if (moved !== undefined) throw tampered(`${where} had ${moved === '' ? '.' : moved} written since it was checked against its manifest`)
+    if (seal.racy && !(await dependencyContentMatches(prepared))) throw tampered(`${where} no longer matches its manifest`)
   }
 
   /** Before the oracle: the same checks again, and nothing written to since the run began, even if put back. */

@@ -8,6 +8,7 @@ import { isolatedSandbox, probeSandbox, runProcess, SANDBOX_HOST_PATH, toolchain
 import type { Task } from '../tasks/task.ts'
 import { parentTemplate, templateRoot } from './template.ts'
 import { discardPublished } from './discard.ts'
+import { StatSeal } from './stat-seal.ts'
 import { packageManagerSetup, packageManagerVersions, pnpmStoreFolder } from './package-managers.ts'
 
 /**
@@ -19,8 +20,9 @@ import { packageManagerSetup, packageManagerVersions, pnpmStoreFolder } from './
  * read-only), and published atomically beside the templates. Every process
  * that needs it (the agent, the arm setup, the oracle, harvest) gets it
  * mounted read-only at `<workspace>/<mount>`; the folder's content is checked
- * against the manifest written when it was made, once per process, and its
- * files' change times before every run and every oracle.
+ * against the manifest written when it was made, once per process, and sealed
+ * then (`StatSeal`, as the templates are), and the seal is checked before
+ * every run and every oracle.
  */
 
 /** Bumped whenever a prepared folder's layout changes, so old caches are not reused. */
@@ -81,20 +83,18 @@ export function dependencyKey(recipe: DependencyRecipe, inputs: Readonly<Record<
   return `deps-${hash.digest('hex').slice(0, 32)}`
 }
 
-/** Every file below `dir` as `mode sha256` (links as their target), by `/`-separated relative path, with change times. */
-async function folderTree(dir: string): Promise<{ files: Record<string, string>; ctimes: Map<string, bigint> }> {
+/** Every file below `dir` as `mode sha256` (links as their target), by `/`-separated relative path. */
+async function folderTree(dir: string): Promise<Record<string, string>> {
   const files: Record<string, string> = {}
-  const ctimes = new Map<string, bigint>()
   const entries = await readdir(dir, { recursive: true, withFileTypes: true })
   for (const entry of entries) {
     if (entry.isDirectory()) continue
     const file = path.join(entry.parentPath, entry.name)
     const relative = path.relative(dir, file).split(path.sep).join('/')
-    const info = await lstat(file, { bigint: true })
-    ctimes.set(relative, info.ctimeNs)
-    files[relative] = info.isSymbolicLink() ? `link ${await readlink(file)}` : `${(info.mode & 0o777n).toString(8)} ${sha256(await readFile(file))}`
+    const info = await lstat(file)
+    files[relative] = info.isSymbolicLink() ? `link ${await readlink(file)}` : `${(info.mode & 0o777).toString(8)} ${sha256(await readFile(file))}`
   }
-  return { files: Object.fromEntries(Object.entries(files).sort(([a], [b]) => (a < b ? -1 : 1))), ctimes }
+  return Object.fromEntries(Object.entries(files).sort(([a], [b]) => (a < b ? -1 : 1)))
 }
 
 /** The manifest written beside a published folder. */
@@ -106,14 +106,19 @@ interface Manifest {
   readonly files: Readonly<Record<string, string>>
 }
 
-const verified = new Map<string, Promise<Map<string, bigint> | null>>()
+/**
+ * Per process: each published folder's seal (`StatSeal`, as the templates
+ * have), taken just before a check of its content against its manifest that
+ * passed; null when the check failed. Only the harness's memory holds it.
+ */
+const verified = new Map<string, Promise<StatSeal | null>>()
 
-/** Checks a published folder against its manifest (once per process); returns its files' change times, or null when it does not match. */
-async function verifiedCtimes(root: string, key: string, mount: string): Promise<Map<string, bigint> | null> {
-  const final = path.join(root, key)
+/** Checks a published folder against its manifest, sealed first (so a write during the check moves the seal); null when it does not match. */
+async function checkedSeal(final: string, mount: string): Promise<StatSeal | null> {
   const manifest = JSON.parse(await readFile(path.join(final, 'manifest.json'), 'utf8')) as Manifest
-  const { files, ctimes } = await folderTree(path.join(final, 'project', mount))
-  return JSON.stringify(files) === JSON.stringify(manifest.files) ? ctimes : null
+  const dir = path.join(final, 'project', mount)
+  const seal = await StatSeal.take(dir)
+  return JSON.stringify(await folderTree(dir)) === JSON.stringify(manifest.files) ? seal : null
 }
 
 /**
@@ -210,7 +215,7 @@ export async function prepareDependencies(recipe: DependencyRecipe, sourceDir: s
   for (let attempt = 1; ; attempt++) {
     const checked = await folderIdentity(final)
     if (checked !== null && existsSync(path.join(final, 'manifest.json'))) {
-      const check = verifiedCtimes(cacheRoot, key, recipe.mount).catch(() => null)
+      const check = checkedSeal(final, recipe.mount).catch(() => null)
       verified.set(final, check)
       if ((await check) !== null) return prepared
       if (attempt < 3 && (await folderIdentity(final)) !== checked) continue
@@ -219,7 +224,7 @@ export async function prepareDependencies(recipe: DependencyRecipe, sourceDir: s
     }
     await publishPrepared(recipe, bytes, inputs, final, options)
     const made = await folderIdentity(final)
-    const check = verifiedCtimes(cacheRoot, key, recipe.mount).catch(() => null)
+    const check = checkedSeal(final, recipe.mount).catch(() => null)
     verified.set(final, check)
     if ((await check) !== null) return prepared
     if (attempt < 3 && (await folderIdentity(final)) !== made) continue
@@ -245,7 +250,7 @@ async function publishPrepared(recipe: DependencyRecipe, bytes: ReadonlyMap<stri
     }
     await runPrepare(recipe, building, options)
     for (const scratch of ['home', 'bin', 'pnpm-store']) await rm(path.join(building, scratch), { recursive: true, force: true })
-    const { files } = await folderTree(path.join(building, 'project', recipe.mount))
+    const files = await folderTree(path.join(building, 'project', recipe.mount))
     const manifest: Manifest = { format: DEPENDENCIES_FORMAT, prepare: recipe.prepare, mount: recipe.mount, inputs, files }
     await writeFile(path.join(building, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`)
     try {
@@ -262,23 +267,28 @@ async function publishPrepared(recipe: DependencyRecipe, bytes: ReadonlyMap<stri
   }
 }
 
-/** The prepared folder's change times as last verified (for `TaskGuard`). */
-export async function dependencyCtimes(prepared: PreparedDependencies): Promise<Map<string, bigint>> {
+/**
+ * The prepared folder's seal for a run (`TaskGuard`): the one this process
+ * took when the folder's content last matched its manifest, or, when that
+ * seal cannot vouch for it any more (racy: an entry changed within
+ * `RACY_MARGIN_MS` of it, or the folder itself moved), a new one after the
+ * content is checked again. A folder that no longer matches is tampering.
+ */
+export async function dependencySeal(prepared: PreparedDependencies): Promise<StatSeal> {
   const final = path.dirname(path.dirname(prepared.folder))
-  const ctimes = await (verified.get(final) ?? Promise.resolve(null))
-  if (ctimes === null) throw new HarnessFailure('tampered', `the prepared ${prepared.mount} ${final} was not verified`, { retryable: false })
-  return ctimes
+  const sealed = await (verified.get(final) ?? Promise.resolve(null))
+  if (sealed === null) throw new HarnessFailure('tampered', `the prepared ${prepared.mount} ${final} was not verified`, { retryable: false })
+  if (!sealed.racy && !sealed.folderMoved()) return sealed
+  const check = checkedSeal(final, prepared.mount).catch(() => null)
+  verified.set(final, check)
+  const again = await check
+  if (again === null) throw new HarnessFailure('tampered', `the prepared ${prepared.mount} ${final} no longer matches its manifest`, { retryable: false })
+  return again
 }
 
-/** The folder's files' change times now (nothing may write it while runs use it): `lstat` only, no reading. */
-export async function currentDependencyCtimes(prepared: PreparedDependencies): Promise<Map<string, bigint>> {
-  const ctimes = new Map<string, bigint>()
-  for (const entry of await readdir(prepared.folder, { recursive: true, withFileTypes: true })) {
-    if (entry.isDirectory()) continue
-    const file = path.join(entry.parentPath, entry.name)
-    ctimes.set(path.relative(prepared.folder, file).split(path.sep).join('/'), (await lstat(file, { bigint: true })).ctimeNs)
-  }
-  return ctimes
+/** Whether the prepared folder's content still matches its manifest (a racy seal's holder checks this instead of trusting it). */
+export async function dependencyContentMatches(prepared: PreparedDependencies): Promise<boolean> {
+  return (await checkedSeal(path.dirname(path.dirname(prepared.folder)), prepared.mount).catch(() => null)) !== null
 }
 
 /**

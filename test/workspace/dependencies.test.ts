@@ -5,7 +5,8 @@ import { execa } from 'execa'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { HarnessFailure } from '../../src/errors.ts'
 import { GitFixMetadataSchema, readRenamedField } from '../../src/tasks/metadata.ts'
-import { dependencyKey, prepareDependencies, preparedRunner, type DependencyRecipe } from '../../src/workspace/dependencies.ts'
+import { dependencyKey, dependencySeal, prepareDependencies, preparedRunner, type DependencyRecipe } from '../../src/workspace/dependencies.ts'
+import { RACY_MARGIN_MS } from '../../src/workspace/stat-seal.ts'
 
 // Prepared dependency folders with a prepare command that needs neither npm nor network (a shell script making a
 // package with a bin), so the cache, the manifest check and the runner's version are tested on their own; the real
@@ -70,6 +71,29 @@ describe('prepared dependency folders', () => {
     expect(result.stdout.trim(), result.all).toBe(made.folder)
     expect(result.stderr).toContain(`the prepared node_modules ${path.join(root, made.key)} no longer matches its manifest; preparing it again`)
     expect(await readFile(path.join(made.folder, 'fake-runner', 'cli.js'), 'utf8')).toBe('console.log(1)\n')
+  })
+})
+
+describe('the prepared folder\'s seal (StatSeal, as the template\'s)', () => {
+  it('is trusted once no entry changed within the racy margin of it, and names the entry written after it', async () => {
+    const made = await prepareDependencies(RECIPE, source, { where: 'test', root: path.join(scratch, 'cache-seal-1') })
+    // Just made: every entry changed within the margin, so each use checks the content again and seals anew.
+    const fresh = await dependencySeal(made)
+    expect(fresh.racy).toBe(true)
+    expect(await dependencySeal(made)).not.toBe(fresh)
+    await new Promise((resolve) => setTimeout(resolve, RACY_MARGIN_MS + 100))
+    const settled = await dependencySeal(made)
+    expect(settled.racy).toBe(false)
+    expect(await dependencySeal(made)).toBe(settled)
+    expect(await settled.firstMoved()).toBeUndefined()
+    await writeFile(path.join(made.folder, 'fake-runner', 'cli.js'), 'process.exit(0)\n')
+    expect(await settled.firstMoved()).toBe('fake-runner/cli.js')
+  })
+
+  it('held racy, is never trusted: a change within the margin is found by the content check, which refuses the folder', async () => {
+    const made = await prepareDependencies(RECIPE, source, { where: 'test', root: path.join(scratch, 'cache-seal-2') })
+    await writeFile(path.join(made.folder, 'fake-runner', 'cli.js'), 'process.exit(0)\n')
+    await expect(dependencySeal(made)).rejects.toThrow(/the prepared node_modules \S+ no longer matches its manifest/)
   })
 })
 
