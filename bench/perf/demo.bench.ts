@@ -4,8 +4,9 @@ import path from 'node:path'
 import { Bench } from 'tinybench'
 import { createAgent } from '../../src/agents/index.ts'
 import type { Agent } from '../../src/agents/types.ts'
-import { judge, type OracleJudgement } from '../../src/oracle/index.ts'
+import { judge, touchesGoldFile, type OracleJudgement } from '../../src/oracle/index.ts'
 import { armAgentSpec, buildRecord } from '../../src/runs/execute.ts'
+import { runVersions } from '../../src/runs/versions.ts'
 import { prepareExperiment } from '../../src/runs/prepare.ts'
 import { appendRun } from '../../src/runs/store.ts'
 import { applyReferenceSolution, referenceSolution } from '../../src/tasks/solution.ts'
@@ -162,10 +163,18 @@ export default async function run(): Promise<void> {
           seed: 1,
           order: 0,
           specSha256: prepared.specSha256,
-          agent: agents.get(arm)!.agent,
-          agentVersion: agents.get(arm)!.version,
         },
-        { agent: lastAgentResult!, judgement: lastJudgement!, changedFiles: lastChanged, sandboxVersion: UNSANDBOXED, toolchain: 'node (benchmark)', testRunner: null, sandbox: null },
+        {
+          agent: lastAgentResult!,
+          judgement: lastJudgement!,
+          changedFiles: lastChanged,
+          goldFileTouched: touchesGoldFile(task, lastChanged),
+          versions: {
+            ...runVersions(experiment, arm, { agentVersion: agents.get(arm)!.version, sandbox: UNSANDBOXED, toolchain: 'node (benchmark)', testRunner: null }),
+            model: lastAgentResult!.model ?? armAgentSpec(experiment, arm).model ?? null,
+          },
+          sandbox: null,
+        },
         [],
         started,
         new Date(),

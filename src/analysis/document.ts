@@ -1,5 +1,5 @@
 import { changeLogLines, contaminationSentence, earlierSpecsSentence } from './change-log.ts'
-import { artifactsPath } from '../runs/artifacts.ts'
+import { ARTIFACT_FILES, artifactsPath } from '../runs/artifacts.ts'
 import type { RecordedRun } from '../runs/record.ts'
 import type { Comparison } from './comparison.ts'
 import { formatNumber, formatP, formatPercent, formatSeeds, formatUsd, formatUsdChange } from './format.ts'
@@ -141,8 +141,8 @@ function runBlocks(comparison: Comparison, records: readonly RecordedRun[], leve
           formatUsd(run.costUsd),
           run.metered === undefined || run.metered === null ? '—' : `${formatUsd(run.metered.costUsd)}${costsDisagree(run.costUsd, run.metered.costUsd) && run.outcome !== 'timeout' ? ' cost-disagrees' : ''}`,
           typeof run.transcript === 'string' ? { text: 'transcript', href: run.transcript } : '—',
-          { text: 'diff.patch', href: `${dir}/diff.patch` },
-          { text: 'stdout', href: `${dir}/oracle.stdout.txt` },
+          { text: ARTIFACT_FILES.diff, href: `${dir}/${ARTIFACT_FILES.diff}` },
+          { text: 'stdout', href: `${dir}/${ARTIFACT_FILES.oracleStdout}` },
         ]
       }),
     },

@@ -1,6 +1,13 @@
 import { z } from 'zod'
+import type { AgentRunResult } from '../agents/types.ts'
 import { CostSourceSchema, MeteredSchema, TokensSchema } from '../agents/usage.ts'
+import type { HarnessFailure } from '../errors.ts'
+import type { LoadedExperiment } from '../experiment/load.ts'
+import type { OracleJudgement } from '../oracle/judgement.ts'
 import { OracleSchema } from '../oracle/result.ts'
+import type { LimitName, SandboxDenials } from '../sandbox/index.ts'
+import type { Task } from '../tasks/task.ts'
+import { transcriptPath } from './artifacts.ts'
 
 /**
  * The `RunRecord`: one line of `runs.jsonl`, one measured (task, arm, seed).
@@ -162,4 +169,83 @@ export type RecordedRun = z.infer<typeof RecordedFieldsSchema> & { readonly prev
 /** The identity of a run: one (task, arm, seed) is recorded at most once. */
 export function runKey(run: { task: string; arm: string; seed: number }): string {
   return `${run.task}\u0000${run.arm}\u0000${run.seed}`
+}
+
+/** Which run a record is of: the experiment, the task, the arm, the seed, its place in the plan, the spec it ran under. */
+export interface RunIdentity {
+  readonly experiment: LoadedExperiment
+  readonly task: Task
+  readonly arm: string
+  readonly seed: number
+  /** Position in the seeded plan. */
+  readonly order: number
+  readonly specSha256: string
+}
+
+/** What one attempt measured, before it becomes a record. */
+export interface TrialResult {
+  readonly agent: AgentRunResult
+  /** The run's versions, the model as the agent reported it (or as the spec names it). */
+  readonly versions: Versions
+  /** What the sandbox refused (null when UNSANDBOXED). */
+  readonly sandbox: SandboxDenials | null
+  readonly judgement: OracleJudgement
+  readonly changedFiles: string[]
+  /** Whether the change touched a gold file (null when the task names none). */
+  readonly goldFileTouched: boolean | null
+  /** SHA-256 of each skill the workspace held (skill experiments only). */
+  readonly skills?: Record<string, string>
+  /** Test-disarming patterns found in the agent's change. */
+  readonly integrityFlags?: readonly string[]
+  /** A failure of the harness after the agent ran that the clean parent does not reproduce: the run is unsolved for it. */
+  readonly harnessError?: { readonly reason: string; readonly message: string }
+  /** A task file or template written while the oracle ran: the run is measured but kept out of runs.jsonl, and the experiment stops. */
+  readonly tampered?: HarnessFailure
+  /** The resource limit the run reached, which makes it unsolved (`limit` in the record). */
+  readonly limit?: LimitName | null
+}
+
+/** Builds the record of a measured trial. A timeout is unsolved at the budget cap; so is a run past a resource limit. */
+export function buildRecord(run: RunIdentity, trial: TrialResult, retries: HarnessRetry[], startedAt: Date, finishedAt: Date): RunRecord {
+  const { experiment, task, arm, seed } = run
+  const armSpec = experiment.spec.arms[arm]!
+  const timedOut = trial.agent.stop === 'timeout'
+  const limit = trial.limit ?? null
+  const solved = !timedOut && limit === null && trial.judgement.solved
+  const fired = trial.agent.hooksFired
+  const transcript = trial.agent.transcriptSha256 === null ? null : transcriptPath({ task: task.id, arm, seed })
+  return {
+    experiment: experiment.spec.name,
+    specSha256: run.specSha256,
+    task: task.id,
+    arm,
+    seed,
+    order: run.order,
+    outcome: timedOut ? 'timeout' : solved ? 'solved' : 'unsolved',
+    solved,
+    costUsd: timedOut ? experiment.spec.budgetUsd : trial.agent.costUsd,
+    costSource: timedOut ? 'budget-cap' : trial.agent.costSource,
+    tokens: trial.agent.tokens,
+    metered: trial.agent.metered ?? null,
+    turns: trial.agent.turns,
+    toolCalls: trial.agent.toolCalls,
+    toolCallsBeforeFirstEdit: trial.agent.toolCallsBeforeFirstEdit,
+    wallMs: Math.round(trial.agent.wallMs),
+    changedFiles: trial.changedFiles,
+    goldFileTouched: trial.goldFileTouched,
+    oracle: trial.judgement.oracle,
+    manipulation:
+      armSpec.hooks.length === 0 ? null : { hookPromptsRecorded: fired?.UserPromptSubmit ?? 0, hookEditsRecorded: fired?.PostToolUse ?? 0 },
+    versions: { ...trial.versions },
+    sandbox: trial.sandbox === null ? null : { denied: trial.sandbox.denied, examples: trial.sandbox.examples.slice(0, 5) },
+    limit,
+    transcript,
+    transcriptSha256: trial.agent.transcriptSha256,
+    harnessRetries: retries,
+    integrityFlags: [...(trial.integrityFlags ?? []), ...(trial.judgement.integrityFlags ?? [])],
+    harnessError: trial.harnessError ?? null,
+    ...(trial.skills === undefined ? {} : { skills: trial.skills }),
+    startedAt: startedAt.toISOString(),
+    finishedAt: finishedAt.toISOString(),
+  }
 }

@@ -2,38 +2,21 @@ import path from 'node:path'
 import { test, type TestContext } from 'vitest'
 import { createAgent } from '../agents/index.ts'
 import type { Agent } from '../agents/types.ts'
-import { HarnessFailure, SpecError } from '../errors.ts'
-import { canonicalJson } from '../experiment/hash.ts'
+import { HarnessFailure } from '../errors.ts'
 import { resolveExperiment, type LoadedExperiment } from '../experiment/load.ts'
-import { armAgentSpec, executeRun, experimentToolchain } from '../runs/execute.ts'
-import { experimentSandboxVersion } from '../runs/sandbox.ts'
+import { armAgentSpec, executeRun } from '../runs/execute.ts'
+import { recordedVersionsFor } from '../runs/versions.ts'
 import { caseName } from '../runs/plan.ts'
 import { runSummary } from '../runs/summary.ts'
 import { runKey, type RunRecord, type Versions } from '../runs/record.ts'
 import { runsFilePath } from '../runs/store.ts'
 import { loadTask } from '../tasks/load.ts'
 import type { Task } from '../tasks/task.ts'
-import { harnessVersion } from '../version.ts'
 import { isRefusal, reserveRun, type Reservation } from './budget.ts'
 import { ALREADY_RECORDED, NOT_RUN_BUDGET, NOT_RUN_STOPPED, setRun } from './meta.ts'
 import type { TaskModulePayload } from './payload.ts'
 import { currentSession } from './session.ts'
 import { readStopNote, STOPPING_REASONS, writeStopNote } from './stop.ts'
-
-/** Refuses to run an arm whose versions differ from those already recorded for it. */
-function checkVersions(arm: string, recorded: Versions | undefined, current: Omit<Versions, 'model' | 'testRunner'>, runsFile: string): void {
-  if (recorded === undefined) return
-  // The test runner belongs to the task, not the arm: the run checks it (RunContext.recordedTestRunner).
-  const { model: _model, testRunner: _testRunner, ...was } = recorded
-  if (canonicalJson(was) === canonicalJson(current)) return
-  const changed = (Object.keys(current) as Array<keyof typeof current>)
-    .filter((key) => was[key] !== current[key])
-    .map((key) => `${key} ${was[key]} → ${current[key]}`)
-  throw new SpecError(
-    `arm ${arm}: ${runsFile} holds runs made with other versions (${changed.join(', ')}). ` +
-      `A resume never mixes versions: pin the recorded versions again, or start a new experiment.`,
-  )
-}
 
 /**
  * Vitest's `test`, for the generated test module of a task folder: it imports
@@ -61,22 +44,8 @@ export function taskRunCases(experimentModule: Record<string, unknown>, payload:
     let entry = agents.get(arm)
     if (entry === undefined) {
       entry = (async () => {
-        const armSpec = experiment.spec.arms[arm]!
         const agent = createAgent(armAgentSpec(experiment, arm), { experimentDir: experiment.dir, root: experiment.root })
         const version = await agent.version(env)
-        checkVersions(
-          arm,
-          payload.recordedVersions[arm],
-          {
-            harness: harnessVersion,
-            agent: version,
-            tool: armSpec.tool === undefined ? null : `${armSpec.tool.name}@${armSpec.tool.version}`,
-            node: process.version,
-            sandbox: await experimentSandboxVersion(experiment.spec),
-            toolchain: (await experimentToolchain(experiment)).label,
-          },
-          runsFile,
-        )
         return { agent, version }
       })()
       agents.set(arm, entry)
@@ -120,7 +89,7 @@ export function taskRunCases(experimentModule: Record<string, unknown>, payload:
         order: run.order,
         specSha256: payload.specSha256,
         taskFiles: payload.taskFiles,
-        ...(payload.recordedTestRunner === undefined ? {} : { recordedTestRunner: payload.recordedTestRunner }),
+        ...versionsToCheck(payload, run.arm),
         agent,
         agentVersion: version,
         signal: context.signal,
@@ -128,13 +97,6 @@ export function taskRunCases(experimentModule: Record<string, unknown>, payload:
         ...(session === undefined ? {} : { workspaceRoot: session.dir }),
       })
       spent = record.costUsd
-      const recordedModel = payload.recordedVersions[run.arm]?.model
-      if (recordedModel !== undefined && recordedModel !== record.versions.model) {
-        throw new SpecError(
-          `arm ${run.arm}: the agent used model ${record.versions.model}, but ${runsFile} holds runs with ${recordedModel}. ` +
-            `A resume never mixes versions; this run is not recorded.`,
-        )
-      }
     } catch (error) {
       if (error instanceof HarnessFailure && STOPPING_REASONS.has(error.reason) && session !== undefined) {
         writeStopNote(session.dir, name, { reason: error.reason, message: error.message, run: caseName(run) })
@@ -149,6 +111,12 @@ export function taskRunCases(experimentModule: Record<string, unknown>, payload:
       throw pointAtTask(new Error(`${caseName(run)}: ${record.outcome} (failUnsolved is on; the run is recorded)`), metadataFile)
     }
   })
+}
+
+/** The recorded versions this run is checked against (`recordedVersionsFor`), as `RunContext` takes them. */
+function versionsToCheck(payload: TaskModulePayload, arm: string): { recordedVersions?: Partial<Versions> } {
+  const recorded = recordedVersionsFor(payload.recordedVersions, arm, payload.recordedTestRunner)
+  return recorded === undefined ? {} : { recordedVersions: recorded }
 }
 
 /** The first line of a message (a stop note's reason in one line). */

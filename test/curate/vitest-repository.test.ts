@@ -205,10 +205,11 @@ describe('a Vitest-based repository, harvested with the README example', () => {
     const agent = createAgent(experiment!.spec.agent, { experimentDir: experiment!.dir, root: experiment!.root })
     const run = executeRun({
       experiment: experiment!, task, arm: 'baseline', seed: 7, order: 0, specSha256: prepared.specSha256, agent, agentVersion: 'hostile',
-      recordedTestRunner: 'vitest 3.2.4',
+      recordedVersions: { testRunner: 'vitest 3.2.4' },
     })
     await expect(run).rejects.toThrow(SpecError)
-    await expect(run).rejects.toThrow(`${task.id}: its recorded runs were judged with test runner vitest 3.2.4, but this run would use vitest ${pinnedVitestVersion()}`)
+    await expect(run).rejects.toThrow(`${task.id} › baseline › seed 7: `)
+    await expect(run).rejects.toThrow(`holds runs made with other versions (testRunner vitest 3.2.4 → vitest ${pinnedVitestVersion()})`)
   })
 
   it('without a sandbox, an agent that writes into the prepared folder through the link stops the experiment before the oracle', async () => {

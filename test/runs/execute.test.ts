@@ -1,4 +1,4 @@
-import { mkdtemp, readFile } from 'node:fs/promises'
+import { mkdtemp, readdir, readFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { describe, expect, test } from 'vitest'
@@ -6,6 +6,7 @@ import type { Agent, AgentRunRequest, AgentRunResult } from '../../src/agents/ty
 import { HarnessFailure } from '../../src/errors.ts'
 import { resolveExperiment } from '../../src/experiment/load.ts'
 import { executeRun } from '../../src/runs/execute.ts'
+import { VersionMismatch } from '../../src/runs/versions.ts'
 import { MeasuredRunSchema } from '../../src/runs/record.ts'
 import { loadTask } from '../../src/tasks/load.ts'
 import { writeFolderTasks } from '../helpers/experiment-fixture.ts'
@@ -136,3 +137,44 @@ describe('making one run', () => {
     expect(record.changedFiles).toEqual(['value.txt'])
   })
 })
+
+describe('versions and the run\'s scope', () => {
+  test('a run whose versions differ from the recorded ones stops before the agent starts, naming both values', async () => {
+    const { context } = await setup()
+    const agent = new ScriptedAgent([fix])
+    const error = await executeRun({ ...context(agent), recordedVersions: { agent: 'scripted 0.9', node: process.version } }).catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(VersionMismatch)
+    expect((error as Error).message).toContain('001-t › a › seed 1: ')
+    expect((error as Error).message).toContain('holds runs made with other versions (agent scripted 0.9 → scripted 1.0)')
+    expect(agent.calls).toBe(0)
+  })
+
+  test('the model, known only after the session, is checked then: a run with another model is not recorded', async () => {
+    const { context } = await setup()
+    const agent = new ScriptedAgent([fix])
+    const error = await executeRun({ ...context(agent), recordedVersions: { model: 'other-model' } }).catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(VersionMismatch)
+    expect((error as Error).message).toContain('(model other-model → scripted-model)')
+    expect((error as Error).message).toContain('this run is not recorded')
+    expect(agent.calls).toBe(1)
+  })
+
+  test('the same recorded versions let the run through', async () => {
+    const { context } = await setup()
+    const first = await executeRun(context(new ScriptedAgent([fix])))
+    const again = await executeRun({ ...context(new ScriptedAgent([fix])), recordedVersions: first.versions })
+    expect(again.versions).toEqual(first.versions)
+  })
+
+  test('the run\'s scope is disposed whatever happened: no scratch folder or workspace is left, after a run or a failed attempt', async () => {
+    const { context } = await setup({ a: {}, b: {} }, 1)
+    const workspaceRoot = await mkdtemp(path.join(os.tmpdir(), 'task-outcome-scope-'))
+    await executeRun({ ...context(new ScriptedAgent([fix])), workspaceRoot })
+    expect(await readdir(workspaceRoot)).toEqual([])
+    await executeRun({ ...context(new ScriptedAgent([fail('api-error')])), workspaceRoot }).catch(() => undefined)
+    expect(await readdir(workspaceRoot)).toEqual([])
+    await executeRun({ ...context(new ScriptedAgent([fix])), workspaceRoot, recordedVersions: { agent: 'scripted 0.9' } }).catch(() => undefined)
+    expect(await readdir(workspaceRoot)).toEqual([])
+  })
+})
+
