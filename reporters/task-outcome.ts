@@ -19,6 +19,9 @@ import { formatArmSummary, runSummary, summariseArms } from '../src/runs/summary
 import { describeVerification } from '../src/runs/transcript-check.ts'
 import { REPORTER_BRAND } from '../src/vitest/attach.ts'
 import { ALREADY_RECORDED, NOT_RUN_BUDGET, NOT_RUN_STOPPED, PROVIDE_KEY, runOf, type ExperimentProvide } from '../src/vitest/meta.ts'
+import { NOT_RUN_LOOK_PENDING, NOT_RUN_SEQUENTIAL, writeLookNote, type LookNote } from '../src/vitest/looks.ts'
+import { sequentialAnalysis } from '../src/analysis/sequential.ts'
+import { settingsFromExperiment } from '../src/analysis/settings.ts'
 import { currentSession } from '../src/vitest/session.ts'
 import { readStopNote } from '../src/vitest/stop.ts'
 import { annotation, annotationPath, appendStepSummary, inGithubActions, stepSummary } from './github.ts'
@@ -48,6 +51,10 @@ interface ExperimentLedger {
   firstStartedAt: number | undefined
   /** True once a case of the experiment was seen or runs were folded: only such experiments are concluded. */
   active: boolean
+  /** Case names of this invocation that ended without a record (failed, skipped, filtered): a sequential look cannot wait for them. */
+  readonly endedWithoutRecord: Set<string>
+  /** Cases a sequential design's stop (or a look not taken) skipped: never run, never paid for. */
+  skippedByDesign: number
 }
 
 const ACTIVE_REPORTER = Symbol.for('task-outcome.active-reporter')
@@ -184,10 +191,53 @@ export default class TaskOutcomeReporter implements Reporter {
         folded: 0,
         firstStartedAt: undefined,
         active: false,
+        endedWithoutRecord: new Set(),
+        skippedByDesign: 0,
       }
       this.#ledgers.set(provide.name, ledger)
     }
     return ledger
+  }
+
+  /**
+   * A sequential experiment: applies its design to what is recorded and tells the workers (the look note in the
+   * session folder) which blocks may run, or that the design stopped. A look whose block has cases that ended
+   * without a record in this invocation cannot be taken: the later blocks are skipped, and a re-run resumes there.
+   */
+  #updateLooks(ledger: ExperimentLedger): void {
+    const session = currentSession()
+    if (session === undefined || this.#shard !== undefined) return
+    // A failed preparation is the conclusion's to report; only a sequential experiment's look errors are said here.
+    void this.#prepare(ledger).then(
+      (prepared) => {
+        const spec = prepared.experiment.spec
+        if (spec.decision.sequential === undefined) return
+        try {
+          const settings = settingsFromExperiment(spec)
+          const records = currentSpecRuns(prepared, [...ledger.recorded.values()])
+          const analysis = sequentialAnalysis(records, settings, prepared.plan, settings.treatments[0]!)
+          const of = analysis.design.looks.length
+          let blocked: LookNote['blocked'] = null
+          if (analysis.pendingLook !== null) {
+            const tasks = new Set([...new Set(prepared.plan.map((run) => run.task))].sort().slice(0, analysis.design.looks[analysis.pendingLook - 1]!))
+            const recordedKeys = new Set(records.map((record) => `${record.task} › ${record.arm} › seed ${record.seed}`))
+            const open = prepared.plan.filter((run) => tasks.has(run.task) && !recordedKeys.has(caseName(run)))
+            if (open.length > 0 && open.every((run) => ledger.endedWithoutRecord.has(caseName(run)))) {
+              blocked = { look: analysis.pendingLook, reason: `${open.length} run(s) of its tasks ended without a record in this invocation; fix what failed and run again to resume` }
+            }
+          }
+          writeLookNote(session.dir, ledger.provide.name, {
+            decided: analysis.looks.filter((look) => look.action === 'continue').length,
+            of,
+            stopped: analysis.stoppedAt === null ? null : { look: analysis.stoppedAt, reason: analysis.stoppedFor! },
+            blocked,
+          })
+        } catch (error) {
+          this.#log(`task-outcome · ${ledger.provide.name}: the sequential look could not be computed: ${error instanceof Error ? error.message : String(error)}`)
+        }
+      },
+      () => undefined,
+    )
   }
 
   /** Appends the shard files' runs to runs.jsonl (each once); says how many. */
@@ -215,7 +265,16 @@ export default class TaskOutcomeReporter implements Reporter {
       if (this.#counted.has(testCase.id)) return
       this.#counted.add(testCase.id)
       const result = testCase.result()
+      if (result.state !== 'pending') {
+        ledger.endedWithoutRecord.add(testCase.name)
+        this.#updateLooks(ledger)
+      }
       const note = result.state === 'skipped' ? (result.note ?? '') : ''
+      if (note.startsWith(NOT_RUN_SEQUENTIAL) || note.startsWith(NOT_RUN_LOOK_PENDING)) {
+        ledger.active = true
+        ledger.skippedByDesign++
+        return
+      }
       // A case filtered out (-t, a path filter) is skipped without a note: it says nothing about the experiment.
       if (result.state === 'skipped' && note === '') return
       if (result.state === 'pending') return
@@ -250,6 +309,7 @@ export default class TaskOutcomeReporter implements Reporter {
     }
     ledger.recorded.set(key, run as RecordedRun)
     ledger.appended++
+    this.#updateLooks(ledger)
     this.#log(`  recorded ${caseName(run)}: ${runSummary(run)}`)
     if (this.#github) {
       this.#print(annotation('notice', annotationPath(testCase.module.moduleId, ledger.provide.root), caseName(run), runSummary(run)))
@@ -478,7 +538,8 @@ export default class TaskOutcomeReporter implements Reporter {
       `  ${describeVerification(relative, read.head.lines, read.transcripts)}`,
       `  this invocation: ${ledger.appended} run(s) recorded, ${ledger.skipped} already recorded (skipped, not run again)` +
         (ledger.folded > 0 ? `, ${ledger.folded} folded from shard files` : '') +
-        (ledger.failed > 0 ? `, ${ledger.failed} failed (nothing recorded; see the failures above)` : ''),
+        (ledger.failed > 0 ? `, ${ledger.failed} failed (nothing recorded; see the failures above)` : '') +
+        (ledger.skippedByDesign > 0 ? `, ${ledger.skippedByDesign} skipped by the sequential design (never run, never paid for)` : ''),
       formatArmSummary(arms),
     ]
     if (records.length < all.length) {

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { DataError, describeSchemaIssues } from '../errors.ts'
-import { StageSchema } from '../experiment/schema.ts'
+import { SequentialSchema, StageSchema } from '../experiment/schema.ts'
 import type { PlannedRun } from '../runs/plan.ts'
 import type { RecordedRun } from '../runs/record.ts'
 import { expectedRuns, type RunIdentity } from './completeness.ts'
@@ -29,6 +29,7 @@ export const RecordedExperimentSchema = z.looseObject({
       power: z.number().gt(0).lt(1).optional(),
       effect: z.number().gt(0).lt(1).optional(),
       cost: z.enum(['metered', 'agent']).optional(),
+      sequential: SequentialSchema.optional(),
     })
     .optional(),
 })
@@ -150,6 +151,7 @@ export function resolveAnalysis(
     power: flags.power ?? decision.power,
     effect: flags.effect ?? decision.effect,
     cost: decision.cost,
+    sequential: spec?.decision?.sequential ?? null,
   }
   return { settings, expected: expectedFor(records, spec, plan, arms), source: spec === null ? 'records' : 'spec' }
 }

@@ -1,4 +1,4 @@
-import { SpecError } from '../errors.ts'
+import { lookTaskCounts } from '../experiment/sequential-looks.ts'
 import type { Sequential } from '../experiment/schema.ts'
 import type { RecordedRun } from '../runs/record.ts'
 import { bootstrapMedianInterval } from '../stats/bootstrap.ts'
@@ -26,23 +26,9 @@ export interface ResolvedDesign {
   readonly plannedTasks: number
 }
 
-/**
- * The looks as task counts: fractions of the planned tasks rounded up (at
- * least one task, strictly increasing), or the counts as given, whose last
- * must be every planned task. A design whose looks cannot be placed is a
- * SpecError naming the field.
- */
+/** The looks as task counts (`lookTaskCounts`) with their information fractions. */
 export function resolveDesign(design: Sequential, plannedTasks: number): ResolvedDesign {
-  const fractions = design.looks.every((look) => look <= 1)
-  const looks = design.looks.map((look) => (fractions ? Math.max(1, Math.ceil(look * plannedTasks - 1e-9)) : look))
-  looks.forEach((tasks, i) => {
-    if (i > 0 && tasks <= looks[i - 1]!) {
-      throw new SpecError(`decision.sequential.looks: looks ${i} and ${i + 1} fall on the same task count (${tasks} of ${plannedTasks} planned tasks): take fewer looks or more tasks`)
-    }
-  })
-  if (looks.at(-1) !== plannedTasks) {
-    throw new SpecError(`decision.sequential.looks: the last look is at ${looks.at(-1)} tasks, but the plan has ${plannedTasks}: end the looks at ${plannedTasks} (or 1, as a fraction)`)
-  }
+  const looks = lookTaskCounts(design, plannedTasks)
   return { looks, fractions: looks.map((tasks) => tasks / plannedTasks), design, plannedTasks }
 }
 
@@ -213,6 +199,6 @@ function futilityAt(
     const value = conditionalPower(z, fractions[k]!, theta, efficacy.upper.at(-1)!)
     return { rule: 'conditional power', value, threshold: rule.conditionalPower, met: value < rule.conditionalPower }
   }
-  const bound = futilityBoundaries(efficacy, rule.beta ?? 1 - settings.power, rule.spending, theta)[k]!
+  const bound = futilityBoundaries(efficacy, rule.beta ?? 1 - settings.power, rule.spending, theta, k + 1)[k]!
   return { rule: 'β-spending bound (Z)', value: z, threshold: bound, met: z < bound }
 }

@@ -166,15 +166,27 @@ export function normalBoundaries(fractions: readonly number[], alpha: number, sp
 /**
  * Futility boundaries from a β-spending function under drift θ, for given
  * efficacy boundaries: aₖ solves P_θ(continued to k, Zₖ ≤ aₖ) = β(tₖ) − β(tₖ₋₁),
- * at every look but the last (where the efficacy boundary decides). A bound
- * is capped at its look's efficacy boundary.
+ * at every look but the last (where the efficacy boundary decides), or at the
+ * first `looks` of them. A bound is capped at its look's efficacy boundary.
  */
-export function futilityBoundaries(efficacy: NormalBoundaries, beta: number, spending: SpendingFunction, theta: number): number[] {
+export function futilityBoundaries(efficacy: NormalBoundaries, beta: number, spending: SpendingFunction, theta: number, looks = efficacy.fractions.length - 1): number[] {
   const { fractions, upper } = efficacy
   const lower: number[] = []
   let stage: Stage | null = null
   let previousT = 0
-  for (let k = 0; k < fractions.length - 1; k++) {
+  for (let k = 0; k < Math.min(looks, fractions.length - 1); k++) {
+    if (k === 0) {
+      // Z₁ ~ N(θ√t₁, 1): the first bound in closed form.
+      const t = fractions[0]!
+      const spent = spentAlpha(spending, beta, t)
+      const first = spent <= 0 ? -Infinity : Math.min(upper[0]!, theta * Math.sqrt(t) + normalQuantile(spent))
+      lower.push(first)
+      const u = upper[0]! * Math.sqrt(t)
+      const l = Number.isFinite(first) ? first * Math.sqrt(t) : Math.min(u, theta * t) - TAIL_SD * Math.sqrt(t)
+      if (looks > 1) stage = nextStage(null, l, u, theta * t, Math.sqrt(t))
+      previousT = t
+      continue
+    }
     const t = fractions[k]!
     const delta = t - previousT
     const mean = theta * delta

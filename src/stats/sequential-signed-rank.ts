@@ -132,19 +132,6 @@ function marginalCdf(look: LookWeights, c: number): number {
   )
 }
 
-/** The largest c (units) with P(V ≤ c) ≤ level, or −1. */
-function marginalQuantile(look: LookWeights, level: number): number {
-  if (marginalCdf(look, 0) > level) return -1
-  let low = 0
-  let high = look.total
-  while (low < high) {
-    const middle = Math.ceil((low + high) / 2)
-    if (marginalCdf(look, middle) <= level) low = middle
-    else high = middle - 1
-  }
-  return low
-}
-
 /** State updates the exact count needs for look k with earlier caps and limit L. */
 function exactUpdates(looks: readonly LookWeights[], caps: readonly number[], limit: number): number {
   const k = looks.length - 1
@@ -165,6 +152,7 @@ function exactJoint(looks: readonly LookWeights[], caps: readonly number[], limi
   let firstLook = 0
   const size = (d: readonly number[]) => d.reduce((a, b) => a * b, 1)
   let state: Float64Array = new Float64Array(size(dims))
+  let spare: Float64Array = new Float64Array(0)
   state[0] = 1
   // Position of each non-zero task of look k within each look's weights (look j holds a prefix of look k's tasks).
   const positionIn = looks.map((look) => new Map(look.indices.map((index, position) => [index, position])))
@@ -178,30 +166,30 @@ function exactJoint(looks: readonly LookWeights[], caps: readonly number[], limi
       firstLook++
     }
     const shifts = dims.map((_, c) => looks[firstLook + c]!.weights[positionIn[firstLook + c]!.get(index)!]!)
-    const next = new Float64Array(state.length)
-    const strides = dims.map((_, c) => size(dims.slice(c + 1)))
+    // The last coordinate (look k's partial V) is contiguous: for each combination of the earlier looks' capped
+    // partials (few), the positive sign is one shifted add along it.
+    const next = spare.length === state.length ? spare.fill(0) : new Float64Array(state.length)
     const open = dims.length
-    for (let s = 0; s < state.length; s++) {
-      const mass = state[s]!
-      if (mass === 0) continue
-      const half = mass * 0.5
-      next[s]! += half
+    const width = dims[open - 1]!
+    const shift = shifts[open - 1]!
+    const outer = state.length / width
+    const outerDims = dims.slice(0, open - 1)
+    for (let o = 0; o < outer; o++) {
       let target = 0
-      let rest = s
-      let inside = true
-      for (let c = 0; c < open; c++) {
-        const value = Math.floor(rest / strides[c]!)
-        rest -= value * strides[c]!
-        let moved = value + shifts[c]!
-        if (c < open - 1) moved = Math.min(moved, dims[c]! - 1)
-        else if (moved > limit) {
-          inside = false
-          break
-        }
-        target += moved * strides[c]!
+      let rest = o
+      let stride = outer
+      for (let c = 0; c < open - 1; c++) {
+        stride /= outerDims[c]!
+        const value = Math.floor(rest / stride)
+        rest -= value * stride
+        target += Math.min(value + shifts[c]!, outerDims[c]! - 1) * stride
       }
-      if (inside) next[target]! += half
+      const from = o * width
+      const to = target * width
+      for (let v = 0; v < width; v++) next[from + v]! += state[from + v]! * 0.5
+      for (let v = 0; v + shift < width; v++) next[to + v + shift]! += state[from + v]! * 0.5
     }
+    spare = state
     state = next
   }
   // Looks with no non-zero task after the last counted one (all their tasks were zeros) close here.
@@ -270,7 +258,14 @@ export function sequentialSignedRank(input: SequentialSignedRankInput): SignedRa
     const allowed = spentAlpha(spending, alpha, fractions[k]!)
     const budget = (allowed - spent) * (1 + 1e-12)
     // No boundary can lie above the marginal one at the cumulative level (the earlier looks' events only remove mass).
-    const ceiling = marginalQuantile(look, allowed * (1 + 1e-12))
+    // The marginal distribution of V up to half its range (α < ½: every boundary lies below), by one count.
+    const half = Math.floor(look.total / 2)
+    const marginal = exactJoint([look], [], half)
+    const cumulativeMarginal = new Float64Array(half + 1)
+    let running = 0
+    for (let v = 0; v <= half; v++) cumulativeMarginal[v] = running += marginal[v]!
+    let ceiling = -1
+    while (ceiling < half && cumulativeMarginal[ceiling + 1]! <= allowed * (1 + 1e-12)) ceiling++
     const observed = look.observed
     const isLast = k === looks.length - 1 || looks[k + 1]! > differences.length
     const count = (limit: number): { q: Float64Array; sampled: boolean } => {
@@ -291,7 +286,8 @@ export function sequentialSignedRank(input: SequentialSignedRankInput): SignedRa
       }
     }
     // Report the boundary as the largest V this look can take that stops (units between attainable values stop the same).
-    while (critical >= 0 && marginalCdf(look, critical) === marginalCdf(look, critical - 1)) critical--
+    while (critical >= 0 && marginal[critical] === 0) critical--
+    const nominalLevel = critical < 0 ? 0 : cumulativeMarginal[critical]!
     let adjustedP: number | null = null
     if (isLast && input.adjusted !== false) {
       const tail = observed <= ceiling ? q : count(observed).q
@@ -300,7 +296,7 @@ export function sequentialSignedRank(input: SequentialSignedRankInput): SignedRa
       adjustedP = Math.min(1, spent + atObserved)
     }
     error += sampled ? MONTE_CARLO_SE * Math.sqrt((spentHere * (1 - spentHere)) / samples) : 0
-    const p = marginalCdf(look, observed)
+    const p = observed <= half ? cumulativeMarginal[observed]! : marginalCdf(look, observed)
     result.push({
       look: k + 1,
       tasks: look.tasks,
@@ -308,7 +304,7 @@ export function sequentialSignedRank(input: SequentialSignedRankInput): SignedRa
       statistic: (observed * look.divisor) / 2,
       p,
       critical: critical < 0 ? null : (critical * look.divisor) / 2,
-      nominalLevel: marginalCdf(look, critical),
+      nominalLevel,
       allowed,
       spent: spent + spentHere,
       crossed: observed <= critical,

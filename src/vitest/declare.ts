@@ -17,6 +17,7 @@ import { ALREADY_RECORDED, NOT_RUN_BUDGET, NOT_RUN_STOPPED, setRun } from './met
 import type { TaskModulePayload } from './payload.ts'
 import { currentSession } from './session.ts'
 import { readStopNote, STOPPING_REASONS, writeStopNote } from './stop.ts'
+import { awaitBlock } from './looks.ts'
 
 /**
  * Vitest's `test`, for the generated test module of a task folder: it imports
@@ -63,6 +64,14 @@ export function taskRunCases(experimentModule: Record<string, unknown>, payload:
     }
     const stop = session === undefined ? undefined : readStopNote(session.dir, name)
     if (stop !== undefined) context.skip(`${NOT_RUN_STOPPED} at ${stop.run} (${stop.reason}): ${firstLine(stop.message)}`)
+    if (payload.block !== null && payload.block > 1) {
+      if (session === undefined) throw new SpecError(`experiment ${name} has a sequential design: its runs are scheduled by the task-outcome plugin's reporter (run it with vitest, not alone)`)
+      const verdict = await awaitBlock(session.dir, name, payload.block, context.signal)
+      if (!verdict.run) {
+        context.skip(verdict.note)
+        return
+      }
+    }
     let reservation: Reservation | undefined
     if (payload.budget !== null && session !== undefined) {
       const reserved = reserveRun(path.join(session.dir, `budget-${name}`), runKey(run), payload.budget)

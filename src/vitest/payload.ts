@@ -14,6 +14,8 @@ export interface TaskModulePayload {
   readonly recordedVersions: Readonly<Record<string, Versions>>
   /** The test runner this task's recorded runs were judged with (absent: none recorded); a run with another stops. */
   readonly recordedTestRunner?: string | null
+  /** A sequential design: this task's block (1-based; its cases wait for the look before it), else null. */
+  readonly block: number | null
   /** Per-case timeout in ms: every attempt's agent and oracle timeouts plus the backoffs. */
   readonly caseTimeoutMs: number
   /** The experiment's whole budget (`maxBudgetUsd`) as the workers apply it, or null without one. */

@@ -14,6 +14,7 @@ import { attachReporter } from './attach.ts'
 import { namedByProjectFilter, refuse, refusedOption } from './guards.ts'
 import type { TaskModulePayload } from './payload.ts'
 import { startSession } from './session.ts'
+import { lookBlock, lookTaskCounts } from '../experiment/sequential-looks.ts'
 
 // Beside this file, with its extension: `declare.ts` in the sources, `declare.js` in the build.
 const DECLARE_MODULE = path.resolve(import.meta.dirname, `declare${path.extname(import.meta.filename)}`)
@@ -179,6 +180,12 @@ export function taskOutcomePlugin(experiment: LoadedExperiment): Plugin {
         vitest.logger.warn(`task-outcome: experiment "${name}" has no task folders in ${relative}: skipped. ${make}`)
         return
       }
+      if (experiment.spec.decision.sequential !== undefined) {
+        if (shard !== undefined) {
+          refuse(vitest, `experiment "${name}" has a sequential design (decision.sequential): its looks need every task's runs in one invocation, so it cannot be sharded; run it without --shard`)
+        }
+        runTasksInPlanOrder(vitest, tasksDir)
+      }
       // No working sandbox (and no `sandbox: 'none'`): stop before any run, with the line saying what to install.
       await experimentSandboxVersion(experiment.spec)
       startSessionOnce(vitest)
@@ -188,6 +195,7 @@ export function taskOutcomePlugin(experiment: LoadedExperiment): Plugin {
       const file = id.split('?')[0]!
       const { prepared, recorded, versionsByArm } = await prepare()
       const taskId = path.basename(path.dirname(file))
+      const block = blockOf(experiment, prepared, taskId)
       const payload: TaskModulePayload = {
         experiment: { file: experiment.file, exportName: experiment.exportName, root: experiment.root },
         taskDir: path.dirname(file),
@@ -201,7 +209,9 @@ export function taskOutcomePlugin(experiment: LoadedExperiment): Plugin {
           }),
         recordedVersions: versionsByArm,
         ...recordedTestRunner([...recorded.values()].filter((record) => record.task === taskId)),
-        caseTimeoutMs: caseTimeoutMs(experiment),
+        block,
+        // A case of a later block may wait for the look before it: as long as that block's runs take, at most.
+        caseTimeoutMs: caseTimeoutMs(experiment) * (block === null || block === 1 ? 1 : 1 + prepared.plan.length),
         budget: budgetFor(experiment, recorded, shard),
       }
       // A literal `test(name, …)` per run: Vitest 5's `vitest list` finds cases by parsing the module, not running it.
@@ -214,4 +224,42 @@ export function taskOutcomePlugin(experiment: LoadedExperiment): Plugin {
       return { code, moduleType: 'js' }
     },
   }
+}
+
+/** A sequential experiment's block of one task (1-based, by the plan's task order), or null for a fixed design. */
+function blockOf(experiment: LoadedExperiment, prepared: PreparedExperiment, taskId: string): number | null {
+  const design = experiment.spec.decision.sequential
+  if (design === undefined) return null
+  const order = [...new Set(prepared.plan.map((run) => run.task))]
+  return lookBlock(lookTaskCounts(design, order.length), order.indexOf(taskId))
+}
+
+interface Sequencer {
+  sort(files: TestSpecificationLike[]): Promise<TestSpecificationLike[]>
+}
+interface TestSpecificationLike {
+  readonly moduleId: string
+}
+
+/**
+ * A sequential experiment's blocks run in the plan's task order (a later
+ * block's cases wait for the look before it, so an earlier block must never
+ * queue behind them): the task modules of this experiment keep the places
+ * Vitest's sequencer gave its files, filled in task order.
+ */
+function runTasksInPlanOrder(vitest: Vitest, tasksDir: string): void {
+  const sequence = vitest.config.sequence as unknown as { sequencer: new (ctx: Vitest) => Sequencer }
+  const Base = sequence.sequencer
+  sequence.sequencer = class PlanOrderSequencer extends (Base as unknown as new (ctx: Vitest) => Sequencer) {
+    override async sort(files: TestSpecificationLike[]): Promise<TestSpecificationLike[]> {
+      const sorted = await super.sort(files)
+      const mine = sorted.map((file, index) => ({ file, index })).filter(({ file }) => isTaskModule(file.moduleId, tasksDir))
+      const inOrder = [...mine].sort((a, b) => (a.file.moduleId < b.file.moduleId ? -1 : a.file.moduleId > b.file.moduleId ? 1 : 0))
+      const result = [...sorted]
+      mine.forEach(({ index }, i) => {
+        result[index] = inOrder[i]!.file
+      })
+      return result
+    }
+  } as unknown as new (ctx: Vitest) => Sequencer
 }

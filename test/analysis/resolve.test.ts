@@ -38,6 +38,7 @@ describe('what to analyse: spec.json, flags, or the records alone', () => {
       power: 0.9,
       effect: 0.2,
       cost: 'metered',
+      sequential: null,
     })
     // Tasks recorded (001, 002) × the analysed arms × seeds 1..2.
     expect(expected).toHaveLength(2 * 3 * 2)
