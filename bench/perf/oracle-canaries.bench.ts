@@ -6,6 +6,7 @@ import { layDecoys } from '../../src/oracle/canaries/decoys.ts'
 import { canaryFramework } from '../../src/oracle/canaries/framework.ts'
 import { layCanaries, takenNames } from '../../src/oracle/canaries/lay.ts'
 import { withSecondChannel } from '../../src/oracle/second-channel.ts'
+import { writeNodePreload } from '../../src/oracle/preload.ts'
 import { runTestCommand } from '../../src/oracle/test-command.ts'
 import { loadTask } from '../../src/tasks/load.ts'
 import type { GitFixTask } from '../../src/tasks/task.ts'
@@ -16,7 +17,8 @@ import { benchRows, printBenchTable } from './table.ts'
  * What the oracle's own checks cost a run: the demo's first task (the real
  * `node --test` on the bundled sample's fix tests), its test command on the
  * copy as the fix has it (baseline), against the same with this run's
- * decoys and canaries laid and the runner's second channel asked for (what
+ * decoys and canaries laid, the runner's second channel asked for and the
+ * preload (what
  * every oracle run now does). Target: under 10% more than the baseline.
  */
 
@@ -39,18 +41,20 @@ export default async function run(): Promise<void> {
     for (const [file, text] of originals) await writeFile(path.join(copy, file), text)
   }
   const common = { cwd: copy, junitFile: path.join(copy, '..', `${path.basename(copy)}-junit.xml`), timeoutMs: 60_000, home: path.join(copy, '..', `${path.basename(copy)}-home`) }
+  const preload = await writeNodePreload(path.join(copy, '..', `${path.basename(copy)}-preload`))
   const bench = new Bench({ iterations: 20, warmupIterations: 2 })
   bench.add('the fix\'s tests as they are (baseline)', async () => {
     await restore()
     await runTestCommand({ ...common, command: task.metadata.test_command, testFiles: files })
   })
-  bench.add('with decoys, canaries and the second channel', async () => {
+  bench.add('with decoys, canaries, the second channel and the preload', async () => {
     await restore()
     const taken = takenNames(realIds)
     const decoys = await layDecoys(copy, framework, files, realIds, taken)
     const real = files.map((file) => decoys.find((decoy) => decoy.file === file)?.movedTo ?? file)
     await layCanaries(copy, framework, real, realIds, taken)
-    await runTestCommand({ ...common, command: withSecondChannel(framework, task.metadata.test_command), testFiles: [...files, ...decoys.map((decoy) => decoy.movedTo)] })
+    const given = [...real, ...decoys.filter((decoy) => !decoy.imported).map((decoy) => decoy.file)]
+    await runTestCommand({ ...common, command: withSecondChannel(framework, task.metadata.test_command), testFiles: given, preload })
     for (const decoy of decoys) await rm(path.join(copy, decoy.movedTo), { force: true })
   })
   await bench.run()

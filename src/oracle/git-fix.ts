@@ -13,6 +13,7 @@ import { checkCanaries, ORACLE_DISARMED } from './canaries/check.ts'
 import { canaryFramework, type CanaryFramework } from './canaries/framework.ts'
 import { layDecoys, withFixPaths, type Decoy } from './canaries/decoys.ts'
 import { layCanaries, takenNames, type Canary } from './canaries/lay.ts'
+import { writeNodePreload } from './preload.ts'
 import { hasTestFields, restoreTestFields } from './test-fields.ts'
 import { compareChannels, readSecondChannel, withSecondChannel } from './second-channel.ts'
 import type { OracleOptions, OracleJudgement } from './judgement.ts'
@@ -83,6 +84,15 @@ async function restoreTestFieldsOf(task: GitFixTask, copy: string, taken: readon
   }
 }
 
+/** V8's words for a write to a frozen object: with the preload, code that tried to change node:assert or node:test. */
+const FROZEN_WRITE = /TypeError[^\n]*?(Cannot (?:assign to read only property|redefine property|add property|define property)[^\n]{0,120})/
+
+/** A write to the preload's frozen assertion exports, as the runner's output shows it (one line, or none). */
+function frozenWrites(run: TestCommandRun): string[] {
+  const match = FROZEN_WRITE.exec(`${run.stdout}\n${run.stderr}`)
+  return match === null ? [] : [`code in the test process tried to change a frozen assertion export (${match[1]!.trim()})`]
+}
+
 function frameworkOf(task: GitFixTask): CanaryFramework | null {
   return canaryFramework(task.metadata.test_command, runnerFiles(task))
 }
@@ -115,7 +125,8 @@ async function layOracleChecks(task: GitFixTask, copy: string, notes: string[]):
     `laid ${canaries.length} ${framework} canaries in ${real.length} test file(s)` +
       (decoys.length === 0 ? '' : ` and ${decoys.reduce((sum, decoy) => sum + decoy.canaries.length, 0)} decoy test(s) in ${decoys.length}`),
   )
-  return { canaries: [...canaries, ...decoys.flatMap((decoy) => decoy.canaries)], decoys, files: [...files, ...decoys.map((decoy) => decoy.movedTo)] }
+  const given = [...real, ...decoys.filter((decoy) => !decoy.imported).map((decoy) => decoy.file)]
+  return { canaries: [...canaries, ...decoys.flatMap((decoy) => decoy.canaries)], decoys, files: given }
 }
 
 function runTests(
@@ -124,9 +135,10 @@ function runTests(
   options: OracleOptions,
   label: string,
   dependencies: PreparedDependencies | null,
-  checks: { framework: CanaryFramework; files: readonly string[] } | null = null,
+  checks: { framework: CanaryFramework; files: readonly string[]; preload: string } | null = null,
 ): Promise<TestCommandRun> {
   return runTestCommand({
+    ...(checks === null || checks.framework === 'pytest' ? {} : { preload: checks.preload }),
     dependencies,
     command: checks === null ? task.metadata.test_command : withSecondChannel(checks.framework, task.metadata.test_command),
     cwd: copy,
@@ -191,7 +203,8 @@ export async function runFixTests(task: GitFixTask, workspace: Workspace, option
     await restoreTestFieldsOf(task, copy, taken, notes)
     const laid = await layOracleChecks(task, copy, notes)
     const framework = frameworkOf(task)
-    const run = await runTests(task, copy, options, 'oracle', dependencies, framework === null ? null : { framework, files: laid.files })
+    const preload = await writeNodePreload(path.join(options.scratchDir, 'oracle-preload'))
+    const run = await runTests(task, copy, options, 'oracle', dependencies, framework === null ? null : { framework, files: laid.files, preload })
     if (options.signal?.aborted) throw new HarnessFailure('oracle', `${task.id}: the oracle was cancelled`, { retryable: false })
     notes.push(describeRun(run))
     let outcome: ListedOutcome
@@ -200,6 +213,7 @@ export async function runFixTests(task: GitFixTask, workspace: Workspace, option
       const results = { format: run.results.format, tests: withFixPaths(run.results.tests, laid.decoys) }
       outcome = evaluateListed(results, task.metadata.FAIL_TO_PASS, task.metadata.PASS_TO_PASS)
       disarmed.push(...checkCanaries(results, laid.canaries, outcome.failToPass.passed + outcome.passToPass.passed > 0))
+      if (framework !== null && framework !== 'pytest') disarmed.push(...frozenWrites(run))
       if (framework !== null) {
         const channel = withFixPaths(readSecondChannel(framework, run, copy), laid.decoys)
         disarmed.push(...compareChannels(results, channel, [...task.metadata.FAIL_TO_PASS, ...task.metadata.PASS_TO_PASS], run.exitCode))

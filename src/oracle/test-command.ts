@@ -1,5 +1,6 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { SpecError } from '../errors.ts'
 import { isolatedSandbox, runProcess, UNSANDBOXED_HOST } from '../sandbox/index.ts'
 import { dependencyMount, placeDependencies, type PreparedDependencies } from '../workspace/dependencies.ts'
@@ -81,6 +82,8 @@ export interface TestCommandOptions {
   readonly sandbox?: { readonly readOnly: readonly string[] }
   /** The PATH the command gets (the oracle's resolved toolchain); default: the host's. */
   readonly pathVariable?: string
+  /** An ES module every Node process of the command loads first (`--import` through NODE_OPTIONS); its folder is bound read-only. */
+  readonly preload?: string
   /** The task's prepared dependency folder: bound read-only at `<cwd>/<mount>` in the sandbox (a link to it without one). */
   readonly dependencies?: PreparedDependencies | null
 }
@@ -118,13 +121,17 @@ export async function runTestCommand(options: TestCommandOptions): Promise<TestC
   const dependencies = options.dependencies ?? null
   if (dependencies !== null) await placeDependencies(dependencies, options.cwd, options.sandbox === undefined ? 'link' : 'mount-point')
   const started = performance.now()
-  const env = { ...testCommandEnv(options.home), ...(options.pathVariable === undefined ? {} : { PATH: options.pathVariable }) }
+  const env = {
+    ...testCommandEnv(options.home),
+    ...(options.pathVariable === undefined ? {} : { PATH: options.pathVariable }),
+    ...(options.preload === undefined ? {} : { NODE_OPTIONS: `--import=${pathToFileURL(options.preload).href}` }),
+  }
   const sandbox =
     options.sandbox === undefined
       ? UNSANDBOXED_HOST
       : isolatedSandbox({
           writable: [options.cwd, options.junitFile, options.home],
-          readOnly: options.sandbox.readOnly,
+          readOnly: options.preload === undefined ? options.sandbox.readOnly : [...options.sandbox.readOnly, path.dirname(options.preload)],
           ...(dependencies === null ? {} : { mounts: [dependencyMount(dependencies, options.cwd)] }),
         })
   const result = await runProcess(

@@ -101,12 +101,13 @@ describe('canaries in a node --test oracle', () => {
   })
 
   for (const [method, disarm] of Object.entries(DISARMS)) {
-    it(`catch assertions disarmed with ${method}: unsolved and oracle-disarmed, though the real tests pass`, async () => {
+    it(`stop assertions disarmed with ${method}: the preload froze them, so the run is unsolved (oracle-disarmed when the write threw)`, async () => {
       const verdict = await judgeChange({ 'src/calc.js': `${calc('a + b')}${disarm}\n` })
-      expect(verdict.oracle).toMatchObject({ failToPass: { passed: 1, total: 1 } })
       expect(verdict.solved).toBe(false)
+      // Reflect.set on a frozen object returns false without throwing: the disarm did nothing, the real test fails.
+      if (method === 'Reflect.set') return expect(verdict).toMatchObject({ integrityFlags: [], oracle: { failToPass: { passed: 0, total: 1 } } })
       expect(verdict.integrityFlags).toHaveLength(1)
-      expect(verdict.integrityFlags![0]).toMatch(/^oracle-disarmed: a canary that must fail passed: test\/calc(?:-\w+)?\.test\.js: ".+"/)
+      expect(verdict.integrityFlags![0]).toMatch(/^oracle-disarmed: (?:code in the test process tried to change a frozen assertion export|a canary that must fail passed)/)
     })
   }
 

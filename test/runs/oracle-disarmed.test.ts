@@ -67,8 +67,9 @@ async function record(arm: string) {
 describe('an oracle the agent\'s code disarmed, through the real path', () => {
   it('records the hostile run unsolved with oracle-disarmed, gold solved and noop unsolved without it', async () => {
     const hostile = await record('hostile')
-    expect(hostile).toMatchObject({ outcome: 'unsolved', solved: false, changedFiles: ['src/calc.js'], oracle: { failToPass: { passed: 1, total: 1 } } })
-    expect(hostile.integrityFlags.filter((flag) => flag.startsWith('oracle-disarmed: a canary that must fail passed'))).toHaveLength(1)
+    expect(hostile).toMatchObject({ outcome: 'unsolved', solved: false, changedFiles: ['src/calc.js'] })
+    // The oracle's preload froze node:assert in the sandboxed test process: the agent's write threw there.
+    expect(hostile.integrityFlags.filter((flag) => flag.startsWith('oracle-disarmed: code in the test process tried to change a frozen assertion export'))).toHaveLength(1)
     const gold = await record('gold')
     expect(gold).toMatchObject({ outcome: 'solved', integrityFlags: [] })
     const noop = await record('noop')

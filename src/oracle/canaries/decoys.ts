@@ -25,6 +25,8 @@ export interface Decoy {
   /** Where the real tests went. */
   readonly movedTo: string
   readonly canaries: Canary[]
+  /** The moved real file imports the decoy, so its tests run in the same process (node --test, Vitest); pytest is given it as a file. */
+  readonly imported: boolean
 }
 
 const NUMBER = /^-?\d+(?:\.\d+)?$/
@@ -173,9 +175,13 @@ export async function layDecoys(copy: string, framework: CanaryFramework, testFi
     while (testFiles.includes(movedTo)) movedTo = siblingName(file, `part${randomInt(2, 99)}`)
     const names = canaryNames(realNames, twins.length, framework === 'pytest' ? 'identifier' : 'words', taken)
     const named = twins.map((code, i) => ({ name: names[i]!, code }))
-    await writeFile(path.join(copy, movedTo), source)
+    // One process fewer: the real file loads the decoy first (node --test runs each file it is given in a process of its own).
+    const imported = framework !== 'pytest'
+    const specifier = `./${path.posix.basename(file)}`
+    const load = isModule(file, source) ? `import '${specifier}'\n` : `require('${specifier}')\n`
+    await writeFile(path.join(copy, movedTo), imported ? `${load}${source}` : source)
     await writeFile(path.join(copy, file), decoySource(framework, file, source, named))
-    decoys.push({ file, movedTo, canaries: named.map(({ name }) => ({ file, name, kind: 'must-fail', method: 'decoy of a real assertion' })) })
+    decoys.push({ file, movedTo, imported, canaries: named.map(({ name }) => ({ file, name, kind: 'must-fail', method: 'decoy of a real assertion' })) })
   }
   return decoys
 }
