@@ -8,6 +8,7 @@ import type { AnalysisReport } from './report.ts'
 import { integritySentences } from './integrity-summary.ts'
 import { sandboxSentences } from './sandbox-summary.ts'
 import { costSentences, costsDisagree } from './cost-summary.ts'
+import { offTheBooksSentence } from './egress-summary.ts'
 import type { RunMeasure } from './secondary.ts'
 import type { SkillCheck } from './skill-checks.ts'
 import { claim, exploratorySentence, floorSentence, noVerdictSentences, verdictSentence } from './sentences.ts'
@@ -153,7 +154,8 @@ function comparisonBlocks(report: AnalysisReport, comparison: Comparison, severa
   const { primary, mcnemar, effect, power, treatment, control } = comparison
   const blocks: Block[] = []
   if (several) blocks.push({ kind: 'heading', level: 2, text: `${treatment} against ${control}` })
-  blocks.push({ kind: 'verdict', verdict: comparison.decision.verdict, text: verdictSentence(comparison) })
+  const offTheBooks = offTheBooksSentence(report.egress, treatment, control)
+  blocks.push({ kind: 'verdict', verdict: comparison.decision.verdict, text: offTheBooks === null ? verdictSentence(comparison) : `${verdictSentence(comparison)} ${offTheBooks}` })
   blocks.push({
     kind: 'heading',
     level: several ? 3 : 2,
@@ -338,7 +340,7 @@ export function reportDocument(report: AnalysisReport, options: DocumentOptions 
   blocks.push(...labelBlocks(report))
   if (!report.complete) {
     blocks.push({ kind: 'verdict', verdict: 'no verdict', text: noVerdictSentences(report).join(' ') })
-    return [...blocks, ...sequentialBlocks(report), ...missingBlocks(report), ...dataBlocks(report), ...costBlocks(report), ...sandboxBlocks(report), ...integrityBlocks(report), ...provenanceBlocks(report), ...contaminationBlocks(report), ...changeLogBlocks(report)]
+    return [...blocks, ...sequentialBlocks(report), ...missingBlocks(report), ...dataBlocks(report), ...costBlocks(report), ...egressBlocks(report), ...sandboxBlocks(report), ...integrityBlocks(report), ...provenanceBlocks(report), ...contaminationBlocks(report), ...changeLogBlocks(report)]
   }
   const several = report.comparisons.length > 1
   if (several) {
@@ -371,6 +373,7 @@ export function reportDocument(report: AnalysisReport, options: DocumentOptions 
     ...secondaryBlocks(report),
     ...dataBlocks(report),
     ...costBlocks(report),
+    ...egressBlocks(report),
     ...sandboxBlocks(report),
     ...integrityBlocks(report),
     ...provenanceBlocks(report),
@@ -459,6 +462,22 @@ function costBlocks(report: AnalysisReport): Block[] {
           },
         ]),
   ]
+}
+
+/** Reached beyond the model: per arm, every host its runs contacted through the sandbox's proxy. */
+function egressBlocks(report: AnalysisReport): Block[] {
+  const arms = Object.entries(report.egress.arms)
+  const blocks: Block[] = [{ kind: 'heading', level: 2, text: 'Reached beyond the model' }]
+  if (arms.every(([, hosts]) => hosts.length === 0)) {
+    return [...blocks, { kind: 'paragraph', text: 'No run reached any host through the sandbox\'s proxy: the model traffic went through the metering gateway alone.' }]
+  }
+  blocks.push({ kind: 'paragraph', text: 'Hosts the runs reached through the sandbox\'s proxy. Spend on a model or embedding host here is not in the cost (the metering gateway counts only the agent\'s own model traffic).' })
+  blocks.push({
+    kind: 'table',
+    header: ['arm', 'host', 'model API', 'runs', 'connections', 'bytes up', 'bytes down'],
+    rows: arms.flatMap(([arm, hosts]) => hosts.map((host) => [arm, host.host, host.modelApi ? 'yes' : 'no', String(host.runs), String(host.connections), String(host.bytesUp), String(host.bytesDown)])),
+  })
+  return blocks
 }
 
 /** The sandbox: which one, and the runs that tried to reach beyond it (listed, not judged). */

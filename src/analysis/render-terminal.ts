@@ -5,6 +5,7 @@ import { analysisLabels, reportStageLabel } from './document.ts'
 import type { AnalysisReport } from './report.ts'
 import { integritySentences } from './integrity-summary.ts'
 import { sandboxSentences } from './sandbox-summary.ts'
+import { offTheBooksSentence } from './egress-summary.ts'
 import { noVerdictSentences, verdictSentence } from './sentences.ts'
 import { listSkillChecks } from './skill-checks.ts'
 import { sequentialLines } from './sequential-text.ts'
@@ -12,10 +13,11 @@ import { sequentialLines } from './sequential-text.ts'
 /** (task, arm) pairs with missing runs listed in the terminal; report.json lists all. */
 const MISSING_SHOWN = 5
 
-function comparisonLines(comparison: Comparison, several: boolean, exploratory: boolean): string[] {
+function comparisonLines(comparison: Comparison, several: boolean, exploratory: boolean, offTheBooks: string | null): string[] {
   const { primary, effect, solved, mcnemar, power, treatment, control } = comparison
   return [
     `  ${verdictSentence(comparison)}`,
+    ...(offTheBooks === null ? [] : [`  ${offTheBooks}`]),
     `    cost: median change ${formatPercent(effect.medianRelativeChange)} (95% CI ${formatPercent(effect.ci95[0])} to ${formatPercent(effect.ci95[1])}); ` +
       `Wilcoxon V = ${formatNumber(primary.statistic, 1)}, p = ${formatP(primary.p)}${several ? ` (Holm ${formatP(primary.pAdjusted)})` : ''}, exact, n = ${primary.n}`,
     `    solved: ${treatment} ${solved.treatment}/${comparison.tasks}, ${control} ${solved.control}/${comparison.tasks} (difference ${solved.difference > 0 ? '+' : ''}${solved.difference}); McNemar b = ${mcnemar.b}, c = ${mcnemar.c}, p = ${formatP(mcnemar.p)}`,
@@ -55,7 +57,7 @@ export function verdictBlock(report: AnalysisReport): string {
     return [...lines, ...preregistrationLines(report)].join('\n')
   }
   const several = report.comparisons.length > 1
-  for (const comparison of report.comparisons) lines.push(...comparisonLines(comparison, several, report.analysis.kind === 'exploratory'))
+  for (const comparison of report.comparisons) lines.push(...comparisonLines(comparison, several, report.analysis.kind === 'exploratory', offTheBooksSentence(report.egress, comparison.treatment, comparison.control)))
   for (const check of listSkillChecks(report.skillChecks)) {
     lines.push(
       `  check ${check.arm} against ${check.reference}: median change ${formatPercent(check.medianRelativeChange)} ` +

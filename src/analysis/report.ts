@@ -3,6 +3,7 @@ import type { RecordedRun } from '../runs/record.ts'
 import { integritySummary, type IntegritySummary } from './integrity-summary.ts'
 import { sandboxSummary, type SandboxSummary } from './sandbox-summary.ts'
 import { costSummary, type CostEndpoint, type CostSummary } from './cost-summary.ts'
+import { egressSummary, type EgressSummary } from './egress-summary.ts'
 import { holmAdjust } from '../stats/holm.ts'
 import type { McNemarResult } from '../stats/mcnemar.ts'
 import { compareArms, type Comparison, type EffectResult, type HodgesLehmannResult } from './comparison.ts'
@@ -117,6 +118,8 @@ export interface AnalysisReport {
   readonly sandbox: SandboxSummary
   /** The cost endpoint used, how many runs were metered, and the runs whose agent and metered costs disagree. */
   readonly cost: CostSummary
+  /** Per arm, every host its runs reached through the sandbox's proxy ("reached beyond the model"). */
+  readonly egress: EgressSummary
   /** Runs whose change carries integrity flags (test-disarming patterns): listed, not judged. */
   readonly integrity: IntegritySummary
   /**
@@ -201,6 +204,7 @@ export function analyzeRuns(allRecords: readonly RecordedRun[], settings: Analys
     tasksWithoutRuns: completeness.tasksWithoutRuns,
     seedsMissingEverywhere: completeness.seedsMissingEverywhere,
     cost: costSummary(records, arms, settings.cost),
+    egress: egressSummary(records, arms),
   }
   const preregistration = {
     changeLog: settings.changeLog ?? [],

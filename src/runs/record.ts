@@ -69,6 +69,15 @@ export const HarnessRetrySchema = z.strictObject({
 })
 export type HarnessRetry = z.infer<typeof HarnessRetrySchema>
 
+/** One host a run reached through the sandbox's proxy: its connections, bytes each way, and whether it is a model or embedding API. */
+export const EgressSchema = z.strictObject({
+  host: z.string().min(1),
+  connections: count,
+  bytesUp: count,
+  bytesDown: count,
+  modelApi: z.boolean(),
+})
+
 /** A run's record as the harness builds it, before the store links it into the chain. */
 export const MeasuredRunSchema = z.strictObject({
   experiment: z.string().min(1),
@@ -105,6 +114,8 @@ export const MeasuredRunSchema = z.strictObject({
     .strictObject({
       denied: z.strictObject({ read: count.nullable(), write: count.nullable(), network: count }),
       examples: z.array(z.string()),
+      /** Every host the run reached through the sandbox's proxy (model traffic through the metering gateway is not here: it is `metered`). */
+      egress: z.array(EgressSchema),
     })
     .nullable(),
   /**
@@ -237,7 +248,7 @@ export function buildRecord(run: RunIdentity, trial: TrialResult, retries: Harne
     manipulation:
       armSpec.hooks.length === 0 ? null : { hookPromptsRecorded: fired?.UserPromptSubmit ?? 0, hookEditsRecorded: fired?.PostToolUse ?? 0 },
     versions: { ...trial.versions },
-    sandbox: trial.sandbox === null ? null : { denied: trial.sandbox.denied, examples: trial.sandbox.examples.slice(0, 5) },
+    sandbox: trial.sandbox === null ? null : { denied: trial.sandbox.denied, examples: trial.sandbox.examples.slice(0, 5), egress: [...trial.sandbox.egress] },
     limit,
     transcript,
     transcriptSha256: trial.agent.transcriptSha256,

@@ -4,6 +4,7 @@ import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { PROXY_SOCKET } from './command.ts'
+import { EgressLedger, type EgressEntry } from './egress.ts'
 import { absoluteTarget, connectTarget, printable } from './proxy-target.ts'
 import type { SandboxNetworkSpec } from './spec.ts'
 
@@ -63,6 +64,7 @@ export class SandboxNetwork {
   readonly #sockets = new Set<net.Socket>()
   #denied = 0
   readonly #examples: string[] = []
+  readonly #egress = new EgressLedger()
 
   private constructor(socketDir: string, allow: readonly string[]) {
     this.socketDir = socketDir
@@ -99,6 +101,11 @@ export class SandboxNetwork {
   /** Refused connections so far. */
   get denials(): NetworkDenials {
     return { count: this.#denied, examples: [...this.#examples] }
+  }
+
+  /** Every host reached through the proxy so far, with connections and bytes. */
+  get egress(): EgressEntry[] {
+    return this.#egress.entries
   }
 
   #deny(what: string): void {
@@ -194,7 +201,8 @@ export class SandboxNetwork {
       response.writeHead(403, { connection: 'close' }).end(`task-outcome sandbox: ${target.host} is not in the experiment's sandbox.allow\n`)
       return
     }
-    const upstream = http.request({ host: target.host, port: target.port, method: request.method, path: target.path, headers: request.headers }, (reply) => {
+    // A socket of its own per request (no pooling), so the ledger counts its bytes once.
+    const upstream = http.request({ host: target.host, port: target.port, method: request.method, path: target.path, headers: request.headers, agent: false }, (reply) => {
       try {
         response.writeHead(reply.statusCode ?? 502, reply.headers)
       } catch {
@@ -204,6 +212,7 @@ export class SandboxNetwork {
       }
       reply.pipe(response)
     })
+    upstream.once('socket', (socket) => this.#egress.connection(target.host, socket, target.path))
     upstream.on('error', () => response.destroy())
     request.pipe(upstream)
   }
@@ -222,6 +231,7 @@ export class SandboxNetwork {
       client.pipe(upstream)
     })
     this.#track(upstream)
+    this.#egress.connection(target.host, upstream)
     upstream.once('error', () => client.end('HTTP/1.1 502 Bad Gateway\r\ncontent-length: 0\r\n\r\n'))
   }
 

@@ -1,6 +1,7 @@
 import { commandInstallation } from './installation.ts'
 import { sandboxCommandLine, type SandboxedCommand } from './command.ts'
 import { DEFAULT_LIMITS, RunCgroup, type LimitName, type SandboxLimits } from './limits.ts'
+import type { EgressEntry } from './egress.ts'
 import { SandboxNetwork } from './network.ts'
 import type { MountedOverlay } from './overlay.ts'
 import type { ProcessCommand, ProcessEnvironment, StartLine } from './process/environment.ts'
@@ -20,6 +21,8 @@ export interface SandboxDenials {
   readonly denied: { readonly read: number | null; readonly write: number | null; readonly network: number }
   /** A few of the refused destinations (`CONNECT host:port`), the full list in the run's artifacts. */
   readonly examples: readonly string[]
+  /** Every host the run reached through the proxy: connections, bytes up and down, whether it is a model API. */
+  readonly egress: readonly EgressEntry[]
 }
 
 /** How a run's sandbox is set up. */
@@ -112,7 +115,7 @@ export class RunSandbox implements ProcessEnvironment {
   /** What the sandbox refused so far. */
   get denials(): SandboxDenials {
     const network = this.#network.denials
-    return { denied: { read: null, write: null, network: network.count }, examples: network.examples }
+    return { denied: { read: null, write: null, network: network.count }, examples: network.examples, egress: this.#network.egress }
   }
 
   /** Stops the network and removes the cgroup (the overlay belongs to the workspace). */

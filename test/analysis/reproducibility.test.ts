@@ -44,7 +44,7 @@ test('report.json keeps DESIGN\'s fields, in DESIGN\'s order, before the additio
     'experiment', 'stage', 'specSha256', 'versions', 'sandbox', 'complete', 'missing', 'missingRuns', 'tasks', 'seeds', 'arms',
     'primary', 'solved', 'mcnemar', 'effect', 'hodgesLehmann', 'decision', 'secondary', 'power', 'comparisons', 'skillChecks', 'integrity', 'changeLog',
     'analysis', 'control', 'treatments', 'designChecks', 'planned', 'parameters', 'unexpected', 'unexpectedRuns', 'armsWithoutRuns',
-    'tasksWithoutRuns', 'seedsMissingEverywhere', 'cost', 'solvedDifference', 'earlierSpecs', 'contamination', 'promptAllowances', 'sequential',
+    'tasksWithoutRuns', 'seedsMissingEverywhere', 'cost', 'egress', 'solvedDifference', 'earlierSpecs', 'contamination', 'promptAllowances', 'sequential',
   ])
   expect(Object.keys(json.primary as object)).toEqual(['statistic', 'p', 'n', 'exact', 'minimumP'])
   expect(Object.keys(json.hodgesLehmann as object)).toEqual(['estimate', 'ci95', 'method'])

@@ -12,7 +12,7 @@ function withSandbox(records: RecordedRun[], version: string, denied: (record: R
   return records.map((record) => ({
     ...record,
     versions: { harness: '0.1.0', agent: 'a', model: null, tool: null, node: 'v20', sandbox: version, toolchain: 'node v20 /usr/bin/node' },
-    sandbox: version.startsWith('none') ? null : { denied: { read: null, write: null, network: denied(record) }, examples: denied(record) > 0 ? ['CONNECT github.com:443'] : [] },
+    sandbox: version.startsWith('none') ? null : { denied: { read: null, write: null, network: denied(record) }, examples: denied(record) > 0 ? ['CONNECT github.com:443'] : [], egress: [] },
   }))
 }
 

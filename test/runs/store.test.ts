@@ -34,7 +34,7 @@ export function sampleRecord(overrides: Partial<RunRecord> = {}): RunRecord {
     oracle: { failToPass: { passed: 1, total: 1 }, passToPass: { passed: 2, total: 2 }, failing: [] },
     manipulation: null,
     versions: { harness: '0.1.0', agent: '2.1.197 (Claude Code)', model: 'claude-sonnet-4-5', tool: null, node: 'v20.20.2', sandbox: 'bubblewrap 0.8.0', toolchain: 'node v20.20.2 /usr/bin/node; bash 5.2.15 /usr/bin/bash' },
-    sandbox: { denied: { read: null, write: null, network: 0 }, examples: [] },
+    sandbox: { denied: { read: null, write: null, network: 0 }, examples: [], egress: [] },
     transcript: transcriptPath(identity),
     transcriptSha256: 'b'.repeat(64),
     harnessRetries: [],

@@ -24,8 +24,8 @@ export interface HostileProject {
   readonly root: string
   readonly workspaceRoot: string
   readonly experiment: LoadedExperiment
-  /** Runs the agent once (seed `seed`) and returns the record and its transcript. */
-  run(seed?: number): Promise<{ record: RunRecord; transcript: string; artifacts: string }>
+  /** Runs the agent once (seed `seed`, arm `a` unless named) and returns the record and its transcript. */
+  run(seed?: number, arm?: 'a' | 'b'): Promise<{ record: RunRecord; transcript: string; artifacts: string }>
 }
 
 /** How the project's experiment differs from the default. */
@@ -124,10 +124,10 @@ async function projectOf(root: string, workspaceRoot: string, setDir: string, op
     root,
     workspaceRoot,
     experiment,
-    async run(seed = 1) {
-      const context: RunContext = { experiment, task, arm: 'a', seed, order: 0, specSha256: 'c'.repeat(64), agent, agentVersion, workspaceRoot }
+    async run(seed = 1, arm: 'a' | 'b' = 'a') {
+      const context: RunContext = { experiment, task, arm, seed, order: 0, specSha256: 'c'.repeat(64), agent, agentVersion, workspaceRoot }
       const record = await executeRun(context)
-      const artifacts = path.join(experiment.outDir, artifactsPath({ task: task.id, arm: 'a', seed }))
+      const artifacts = path.join(experiment.outDir, artifactsPath({ task: task.id, arm, seed }))
       const transcript = await readFile(path.join(artifacts, 'transcript.jsonl'), 'utf8')
       return { record, transcript, artifacts }
     },
