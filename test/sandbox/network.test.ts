@@ -60,6 +60,7 @@ describe("a sandboxed agent's network", () => {
     expect(record.sandbox).toEqual({
       denied: { read: null, write: null, network: 2 },
       examples: [`GET http://127.0.0.1:${other.port}`, 'CONNECT github.com:443'],
+      egress: [],
     })
     expect(await readFile(path.join(artifacts, 'sandbox-denials.txt'), 'utf8')).toContain('CONNECT github.com:443')
   })
@@ -72,6 +73,9 @@ describe("a sandboxed agent's network", () => {
     expect(tagged(transcript, 'ALLOWED ')).toContain('the answer key')
     expect(other.hits).toContain('/allowed')
     expect(record.sandbox?.denied.network).toBe(0)
+    // On the books: the host it reached, one connection, bytes both ways (not a model API: no model path).
+    expect(record.sandbox?.egress).toEqual([{ host: '127.0.0.1', connections: 1, bytesUp: expect.any(Number), bytesDown: expect.any(Number), modelApi: false }])
+    expect(record.sandbox!.egress[0]!.bytesDown).toBeGreaterThan('the answer key'.length)
   })
 
   test('survives a malformed stream from the agent: CONNECT x:99999, origin form, a huge header and garbage are each refused and counted, and the model still answers', async () => {
