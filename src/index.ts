@@ -6,7 +6,7 @@
 
 // Declaring experiments and running them as Vitest projects.
 export { defineExperiment } from './experiment/define.ts'
-export type { Experiment, ExperimentInput, ArmSpec, AgentSpec } from './experiment/schema.ts'
+export type { Experiment, ExperimentInput, ArmSpec, AgentSpec, DecisionRule } from './experiment/schema.ts'
 export { experimentProject, type ExperimentProjectOptions } from './vitest/project.ts'
 export { default as TaskOutcomeReporter } from '../reporters/task-outcome.ts'
 

@@ -59,7 +59,7 @@ export function printBenchTable(
   const widths = header.map((_, column) => Math.max(...table.map((row) => row[column]!.length)))
   console.log(`\n${title}`)
   for (const row of table) {
-    console.log('  ' + row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  '))
+    console.log(`  ${row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ')}`)
   }
 }
 

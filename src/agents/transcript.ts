@@ -1,24 +1,13 @@
 import { createHash } from 'node:crypto'
 import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs'
-import { mkdir, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 
 /**
- * Saves an agent's raw transcript (what it printed, byte for byte) and returns
- * its SHA-256, which the run record carries so anyone can check the file
- * beside the results is the one the numbers were read from.
- */
-export async function saveTranscript(file: string, text: string): Promise<string> {
-  await mkdir(path.dirname(file), { recursive: true })
-  const bytes = Buffer.from(text, 'utf8')
-  await writeFile(file, bytes)
-  return createHash('sha256').update(bytes).digest('hex')
-}
-
-/**
  * A transcript written as the agent prints it, line by line, hashed on the
- * way: the same bytes `saveTranscript` would write (each line and a newline),
- * but on disk while the run is still going.
+ * way: its bytes are the lines it printed, each with a newline, on disk
+ * while the run is still going. Its SHA-256 goes into the run record, so
+ * anyone can check the file beside the results is the one the numbers were
+ * read from.
  */
 export class TranscriptWriter {
   readonly #file: WriteStream

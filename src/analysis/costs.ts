@@ -4,9 +4,7 @@
  * seeds summed in a different order (0.1 + 0.2 ≠ 0.3) could turn a zero
  * difference into a tiny non-zero one, or split a tie, and change the exact p.
  */
-export const USD_RESOLUTION = 1e-9
-
-/** A dollar amount rounded to USD_RESOLUTION (as whole nano-dollars / 1e9: one canonical double per grid value, never −0). */
+/** A dollar amount rounded to a billionth of a dollar (as whole nano-dollars / 1e9: one canonical double per grid value, never −0). */
 export function roundUsd(usd: number): number {
   const nanoDollars = Math.round(usd * 1e9)
   return nanoDollars === 0 ? 0 : nanoDollars / 1e9

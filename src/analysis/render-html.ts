@@ -1,6 +1,6 @@
 import type { Block, Cell } from './document.ts'
 
-function escape(text: string): string {
+function escapeHtml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')
 }
 
@@ -17,7 +17,7 @@ figure { margin: 1.5rem 0; } figure svg { max-width: 100%; height: auto; } figca
 `
 
 function cellHtml(value: Cell): string {
-  return typeof value === 'string' ? escape(value) : `<a href="${escape(encodeURI(value.href))}">${escape(value.text)}</a>`
+  return typeof value === 'string' ? escapeHtml(value) : `<a href="${escapeHtml(encodeURI(value.href))}">${escapeHtml(value.text)}</a>`
 }
 
 /**
@@ -30,19 +30,19 @@ export function renderHtml(blocks: readonly Block[], title: string): string {
   const body = blocks.map((block) => {
     switch (block.kind) {
       case 'heading':
-        return `<h${block.level}>${escape(block.text)}</h${block.level}>`
+        return `<h${block.level}>${escapeHtml(block.text)}</h${block.level}>`
       case 'label':
-        return `<p class="label"><strong>${escape(block.tag)}.</strong> ${escape(block.text)}</p>`
+        return `<p class="label"><strong>${escapeHtml(block.tag)}.</strong> ${escapeHtml(block.text)}</p>`
       case 'verdict':
-        return `<p class="verdict ${block.verdict.replace(/ /g, '-')}"><strong>Verdict: ${escape(block.verdict)}.</strong> ${escape(block.text)}</p>`
+        return `<p class="verdict ${block.verdict.replace(/ /g, '-')}"><strong>Verdict: ${escapeHtml(block.verdict)}.</strong> ${escapeHtml(block.text)}</p>`
       case 'paragraph':
-        return `<p>${escape(block.text)}</p>`
+        return `<p>${escapeHtml(block.text)}</p>`
       case 'list':
-        return `<ul>\n${block.items.map((item) => `<li>${escape(item)}</li>`).join('\n')}\n</ul>`
+        return `<ul>\n${block.items.map((item) => `<li>${escapeHtml(item)}</li>`).join('\n')}\n</ul>`
       case 'table':
         return [
           '<table>',
-          `<thead><tr>${block.header.map((text) => `<th>${escape(text)}</th>`).join('')}</tr></thead>`,
+          `<thead><tr>${block.header.map((text) => `<th>${escapeHtml(text)}</th>`).join('')}</tr></thead>`,
           '<tbody>',
           ...block.rows.map((row) => `<tr>${row.map((value) => `<td>${cellHtml(value)}</td>`).join('')}</tr>`),
           '</tbody>',
@@ -50,10 +50,10 @@ export function renderHtml(blocks: readonly Block[], title: string): string {
         ].join('\n')
       case 'figure':
         return [
-          `<figure id="${escape(block.id)}" data-tasks="${block.marks.tasks}" data-runs="${block.marks.runs}">`,
-          `<h3>${escape(block.title)}</h3>`,
+          `<figure id="${escapeHtml(block.id)}" data-tasks="${block.marks.tasks}" data-runs="${block.marks.runs}">`,
+          `<h3>${escapeHtml(block.title)}</h3>`,
           block.svg,
-          `<figcaption>${escape(block.caption)}</figcaption>`,
+          `<figcaption>${escapeHtml(block.caption)}</figcaption>`,
           '</figure>',
         ].join('\n')
     }
@@ -64,7 +64,7 @@ export function renderHtml(blocks: readonly Block[], title: string): string {
     '<head>',
     '<meta charset="utf-8">',
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
-    `<title>${escape(title)}</title>`,
+    `<title>${escapeHtml(title)}</title>`,
     `<style>${STYLE}</style>`,
     '</head>',
     '<body>',

@@ -1,4 +1,4 @@
-import { DecisionRuleSchema, StageSchema, type ChangeLogEntry, type Experiment, type Sequential } from '../experiment/schema.ts'
+import { DecisionRuleSchema, type StageSchema, type ChangeLogEntry, type Experiment, type Sequential } from '../experiment/schema.ts'
 import type { z } from 'zod'
 import type { CostEndpoint } from './cost-summary.ts'
 

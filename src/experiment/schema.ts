@@ -230,7 +230,6 @@ export const PreregistrationSchema = z
       }
     })
   })
-export type Preregistration = z.infer<typeof PreregistrationSchema>
 
 /** What the experiment is for; a pilot's report is labelled as one. */
 export const StageSchema = z.enum(['pilot', 'confirmatory', 'smoke', 'demo', 'example'])

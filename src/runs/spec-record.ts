@@ -45,7 +45,6 @@ export const RecordedSpecSchema = SpecEntrySchema.extend({
 /** spec.json, parsed. */
 export type RecordedSpec = z.infer<typeof RecordedSpecSchema> & { readonly manifest: SpecManifest }
 /** One earlier spec of spec.json. */
-export type EarlierSpec = z.infer<typeof EarlierSpecSchema>
 
 /** Parses spec.json's text; a `DataError` names the file and the field otherwise. */
 export function parseRecordedSpec(text: string, file: string): RecordedSpec {

@@ -50,7 +50,9 @@ export function bootstrapMedianInterval(values: readonly number[], options: Boot
   // position[i]: where values[i] sits in sorted order (ties keep their index order; equal values are interchangeable).
   const order = values.map((_, index) => index).sort((a, b) => compareNumbers(values[a]!, values[b]!) || a - b)
   const position = new Int32Array(n)
-  order.forEach((index, rank) => (position[index] = rank))
+  order.forEach((index, rank) => {
+    position[index] = rank
+  })
 
   const lowMiddle = Math.floor((n - 1) / 2)
   const fraction = (n - 1) / 2 - lowMiddle

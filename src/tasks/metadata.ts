@@ -56,7 +56,6 @@ export const TaskDependenciesSchema = z.strictObject({
   /** The folder the command makes, mounted read-only at the same path in the workspace (default `node_modules`). */
   mount: repositoryPath.default('node_modules'),
 })
-export type TaskDependencies = z.infer<typeof TaskDependenciesSchema>
 
 /** A bug fix harvested from git history: the agent starts at `base`, the oracle is the fix's tests. */
 export const GitFixMetadataSchema = z.strictObject({

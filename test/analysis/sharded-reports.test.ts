@@ -60,7 +60,10 @@ function setWallTimesAside(name: (typeof REPORTS)[number], text: string): { read
   const wallTimes: string[] = []
   const mark = '<wall time>'
   if (name === 'report.json') {
-    const masked = text.replace(/"wallSeconds": (\{[^{}]*\})/g, (_, value: string) => (wallTimes.push(value), `"wallSeconds": "${mark}"`))
+    const masked = text.replace(/"wallSeconds": (\{[^{}]*\})/g, (_, value: string) => {
+      wallTimes.push(value)
+      return `"wallSeconds": "${mark}"`
+    })
     return { text: masked, wallTimes }
   }
   if (name === 'report.md') {
@@ -83,7 +86,11 @@ function setWallTimesAside(name: (typeof REPORTS)[number], text: string): { read
   const masked = table.replace(/<tr>(.*?)<\/tr>/gs, (row: string) => {
     if (!row.includes('<td>')) return row
     let index = -1
-    return row.replace(/<td>(.*?)<\/td>/gs, (cell: string, value: string) => (++index === column ? (wallTimes.push(value), `<td>${mark}</td>`) : cell))
+    return row.replace(/<td>(.*?)<\/td>/gs, (cell: string, value: string) => {
+      if (++index !== column) return cell
+      wallTimes.push(value)
+      return `<td>${mark}</td>`
+    })
   })
   return { text: text.slice(0, start) + masked + text.slice(end), wallTimes }
 }

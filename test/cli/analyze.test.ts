@@ -38,7 +38,7 @@ describe('task-outcome analyze', () => {
     concludeExperiment({ experiment: fixtureExperiment(), outDir: reporterDir, records, plan })
     const result = await cli(['analyze', path.join(dir, 'runs.jsonl'), '--json'])
     expect(result.exitCode, result.stderr).toBe(0)
-    expect(result.stdout + '\n').toBe(await readFile(path.join(reporterDir, 'report.json'), 'utf8'))
+    expect(`${result.stdout}\n`).toBe(await readFile(path.join(reporterDir, 'report.json'), 'utf8'))
   })
 
   test('incomplete data: still prints the report (complete false, no verdict, what is missing) and exits 1', async () => {

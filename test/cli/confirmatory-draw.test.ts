@@ -51,7 +51,7 @@ beforeAll(async () => {
     ],
     'confirmatory-repo-',
   )
-  ;[...MODULES, 'flaky'].forEach((name, index) => fixOf.set(name, repo.commits[index + 1]!))
+  for (const [index, name] of [...MODULES, 'flaky'].entries()) fixOf.set(name, repo.commits[index + 1]!)
 
   const pilot = path.join(scratch, 'tasks', 'pilot')
   candidates = path.join(pilot, 'candidates.json')

@@ -67,7 +67,7 @@ describe('task-outcome harvest and select', () => {
     const set = path.join(scratch, 'set')
     const plan = await cli(['select', '--candidates', path.join(set, 'candidates.json'), '--out', set, '--plan'])
     expect(plan.exitCode).toBe(0)
-    expect(plan.stdout).toMatch(/1\. [0-9a-f]{12}  NO PROMPT\s+fix: half divides by three/)
+    expect(plan.stdout).toMatch(/1\. [0-9a-f]{12} {2}NO PROMPT\s+fix: half divides by three/)
 
     await mkdir(path.join(set, 'prompts'))
     await writeFile(path.join(set, 'prompts', `${repo.commits[1]!.slice(0, 7)}.md`), 'Halving 4 gives 1.33 instead of 2.\n')

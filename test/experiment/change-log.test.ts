@@ -28,7 +28,7 @@ describe('the change log rule', () => {
   test('a changed spec without a new entry is refused, naming each change and the entry to add', () => {
     const run = () => checkChangeLog(check({ specChanges: ['experiment field seeds: 3 → 5', 'tasks/pilot/001-a/task.md changed'] }))
     expect(run).toThrow(SpecError)
-    expect(run).toThrow(/  - experiment field seeds: 3 → 5\n  - tasks\/pilot\/001-a\/task\.md changed\n/)
+    expect(run).toThrow(/ {2}- experiment field seeds: 3 → 5\n {2}- tasks\/pilot\/001-a\/task\.md changed\n/)
     expect(run).toThrow(/change: "experiment field seeds: 3 → 5", reason: '…'/)
   })
 

@@ -109,7 +109,7 @@ describe.skipIf(python === null)(`harvest and the git-fix oracle with pytest${py
   it('ignores an agent that rewrites the failing tests, its conftest or the pytest configuration', async () => {
     const verdict = await run({
       'tests/test_geometry.py': AREA_TESTS + PERIMETER_TESTS.replace('assert perimeter(w, h) == expected', 'assert True'),
-      'tests/conftest.py': CONFTEST + '\n\ndef pytest_collection_modifyitems(items):\n    items.clear()\n',
+      'tests/conftest.py': `${CONFTEST}\n\ndef pytest_collection_modifyitems(items):\n    items.clear()\n`,
       'pytest.ini': '[pytest]\naddopts = -p no:junitxml\n',
     })
     expect(verdict.solved).toBe(false)

@@ -23,7 +23,7 @@ describe('slugify', () => {
   })
 })
 `
-const FIX_TESTS = BASE_TESTS + `
+const FIX_TESTS = `${BASE_TESTS}
 describe('slugify punctuation', () => {
   it.each([['Hello, World!', 'hello-world'], ['  padded  ', 'padded']])('turns %s into %s', (input, expected) => {
     expect(slugify(input)).toBe(expected)

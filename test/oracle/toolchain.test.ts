@@ -1,4 +1,4 @@
-import { access, chmod, mkdir, mkdtemp } from 'node:fs/promises'
+import { access, mkdir, mkdtemp } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { describe, expect, test } from 'vitest'

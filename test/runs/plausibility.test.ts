@@ -1,5 +1,4 @@
 import { beforeAll, describe, expect, test } from 'vitest'
-import path from 'node:path'
 import type { AgentRunResult } from '../../src/agents/types.ts'
 import { HarnessFailure } from '../../src/errors.ts'
 import { checkReportedNumbers } from '../../src/runs/plausibility.ts'

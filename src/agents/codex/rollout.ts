@@ -1,3 +1,4 @@
+import type { Dirent } from 'node:fs'
 import { readdir, readFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { Tokens } from '../usage.ts'
@@ -26,7 +27,7 @@ export interface CodexRollout {
 /** Finds the rollout of `threadId` under `codexHome`, or null. */
 export async function findRollout(codexHome: string, threadId: string): Promise<string | null> {
   const sessions = path.join(codexHome, 'sessions')
-  let entries
+  let entries: Dirent[]
   try {
     entries = await readdir(sessions, { recursive: true, withFileTypes: true })
   } catch {

@@ -1,3 +1,4 @@
+import type { Dirent } from 'node:fs'
 import { readdir, readFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { Tokens } from '../usage.ts'
@@ -57,7 +58,7 @@ export function parseChat(text: string, file: string): GeminiChat {
 
 /** Finds and reads the chat record of `sessionId` under `geminiDir` (`~/.gemini`), or null. */
 export async function readChat(geminiDir: string, sessionId: string): Promise<GeminiChat | null> {
-  let entries
+  let entries: Dirent[]
   try {
     entries = await readdir(path.join(geminiDir, 'tmp'), { recursive: true, withFileTypes: true })
   } catch {

@@ -75,7 +75,7 @@ function lookup(tokens: Tokens, key: PriceKey): { total: number; model: string; 
  * name for the model).
  */
 export function priceTokens(tokens: Tokens, key: PriceKey): Priced {
-  let result
+  let result: ReturnType<typeof lookup>
   try {
     result = lookup(tokens, key)
   } catch (error) {
@@ -102,7 +102,7 @@ export function priceRequests(requests: readonly Tokens[], key: PriceKey): Price
   let costUsd = 0
   let matched: { model: string; provider: string } | undefined
   for (const tokens of requests) {
-    let result
+    let result: ReturnType<typeof calcPrice>
     try {
       result = calcPrice(genaiUsage(tokens), key.model, key.provider === undefined ? {} : { providerId: key.provider })
     } catch (error) {

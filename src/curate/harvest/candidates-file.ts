@@ -44,7 +44,6 @@ export const DroppedSchema = z.strictObject({
   log: z.string(),
 })
 /** A dropped commit. */
-export type Dropped = z.infer<typeof DroppedSchema>
 
 /** A commit whose subject matched but which a date or file gate turned away, with the reason. */
 export const RejectedSchema = z.strictObject({
@@ -54,7 +53,6 @@ export const RejectedSchema = z.strictObject({
   reason: z.string(),
 })
 /** A rejected commit. */
-export type Rejected = z.infer<typeof RejectedSchema>
 
 /** The whole candidates file (strict: an unknown key is an error). */
 export const CandidatesFileSchema = z.strictObject({

@@ -137,7 +137,7 @@ export function applyRule(commit: ScannedCommit, rule: HarvestRule, matchers: Ru
   if (commit.parents.length > 1) return { eligible: false, reason: 'a merge commit has no single parent to start from' }
   const roles = fileRoles(commit.changes, matchers)
   const sources = roles.sourceFiles.length
-  if (sources === 0) return { eligible: false, reason: 'changes no source file (the rule needs 1 to ' + rule.maxSourceFiles + ')' }
+  if (sources === 0) return { eligible: false, reason: `changes no source file (the rule needs 1 to ${rule.maxSourceFiles})` }
   if (sources > rule.maxSourceFiles) {
     return { eligible: false, reason: `changes ${sources} source files (the rule allows at most ${rule.maxSourceFiles}): ${roles.sourceFiles.join(', ')}` }
   }

@@ -30,7 +30,6 @@ export const ExclusionsFileSchema = z.strictObject({
   ),
 })
 /** The contents of `exclusions.json`. */
-export type ExclusionsFile = z.infer<typeof ExclusionsFileSchema>
 
 /** One exclusion, matched to its candidate. */
 export interface Exclusion {

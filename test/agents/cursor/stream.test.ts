@@ -10,7 +10,7 @@ import { failureOfCall as failureOf } from '../../helpers/harness-failure.ts'
 // synthetic-cursor-session.jsonl is NOT a capture: no successful Cursor session can run here
 // (see cursor.test.ts for why), so it was written by hand in the runner's format, and every
 // update in it is checked below against the SDK's own schema (InteractionUpdateSchema).
-const { fixture, lines } = capturedOutput(import.meta.dirname)
+const { lines } = capturedOutput(import.meta.dirname)
 const exited = (exitCode: number | null, extra: Partial<CursorExit> = {}): CursorExit => ({
   exitCode,
   signal: null,

@@ -29,7 +29,7 @@ beforeAll(async () => {
     { subject: 'fix: negatives already worked', files: { 'src/calc.js': calc('a * b', '// negatives too\n'), 'test/calc.test.js': calcTest(addTest + mulTest + negTest) } },
     {
       subject: 'Fix: four files at once',
-      files: { 'src/a.js': '1\n', 'src/b.js': '2\n', 'src/c.js': '3\n', 'src/d.js': '4\n', 'test/calc.test.js': calcTest(addTest + mulTest + negTest + '// more\n') },
+      files: { 'src/a.js': '1\n', 'src/b.js': '2\n', 'src/c.js': '3\n', 'src/d.js': '4\n', 'test/calc.test.js': calcTest(`${addTest + mulTest + negTest}// more\n`) },
     },
   ])
   out = path.join(repo.dir, '..', `${path.basename(repo.dir)}-candidates.json`)

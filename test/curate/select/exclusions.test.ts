@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ProblemsError } from '../../../src/errors.ts'
 import { readExclusions } from '../../../src/curate/select/exclusions.ts'
 
-const fixes = ['abcdef01' + '1'.repeat(32), 'abcdef02' + '2'.repeat(32), '9999999' + '9'.repeat(33)]
+const fixes = [`abcdef01${'1'.repeat(32)}`, `abcdef02${'2'.repeat(32)}`, `9999999${'9'.repeat(33)}`]
 let dir: string
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'exclusions-'))

@@ -64,7 +64,7 @@ describe('the gold-file check on prompts', () => {
 })
 
 describe('reading prompts', () => {
-  const fixes = ['1234567aaaa' + '0'.repeat(29), '1234567bbbb' + '0'.repeat(29), 'fedcba9' + '0'.repeat(33)]
+  const fixes = [`1234567aaaa${'0'.repeat(29)}`, `1234567bbbb${'0'.repeat(29)}`, `fedcba9${'0'.repeat(33)}`]
 
   it('matches prompts to candidates by commit prefix, with or without words after it', async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'prompts-'))
