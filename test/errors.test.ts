@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { describe, expect, test } from 'vitest'
-import { DataError, describeSchemaIssues, HarnessFailure, ProblemsError, schemaProblems, SpecError, TaskOutcomeError } from '../src/errors.ts'
+import { DataError, describeSchemaIssues, HarnessFailure, ProblemsError, schemaProblems, SpecError, type TaskOutcomeError } from '../src/errors.ts'
 
 const Schema = z.strictObject({ name: z.string(), faults: z.array(z.strictObject({ kind: z.enum(['drop']) })) })
 const issuesOf = (value: unknown) => Schema.safeParse(value).error!.issues

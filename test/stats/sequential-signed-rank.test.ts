@@ -13,7 +13,6 @@ import { wilcoxonSignedRank } from '../../src/stats/wilcoxon.ts'
  * the dynamic programme under test.
  */
 function bruteForce(differences: readonly number[], looks: readonly number[], fractions: readonly number[], alpha: number, spending: SpendingFunction) {
-  const n = differences.length
   const nonZero = differences.map((d, i) => (d !== 0 ? i : -1)).filter((i) => i >= 0)
   const ranksAt = looks.map((tasks) => {
     const seen = nonZero.filter((i) => i < tasks)

@@ -29,7 +29,7 @@ function sourceFiles(dir: string): string[] {
 }
 
 /** The process-starting modules `source` imports (static, dynamic, `require`, type-only included). */
-export function processImports(source: string): string[] {
+function processImports(source: string): string[] {
   return ts
     .preProcessFile(source, true, true)
     .importedFiles.map((imported) => imported.fileName)
