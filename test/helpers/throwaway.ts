@@ -1,10 +1,10 @@
 import { execFileSync } from 'node:child_process'
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { createRequire } from 'node:module'
 import os from 'node:os'
 import path from 'node:path'
 import { testCommandEnv } from '../../src/oracle/test-command.ts'
 import { readerGit } from '../../src/workspace/repository.ts'
+import { vitestProjectFiles } from './vitest-lockfile.ts'
 
 /**
  * Throwaway git repositories for tests: a history written commit by commit
@@ -54,11 +54,18 @@ export async function buildRepo(steps: readonly Step[], prefix = 'throwaway-'): 
 /** node --test writing JUnit to {junit}. */
 export const NODE_TEST_COMMAND = 'node --test --test-reporter=junit --test-reporter-destination={junit} {tests}'
 
-/** This project's own Vitest, run with globals (the throwaway repository has no node_modules). */
-export function vitestCommand(): string {
-  const require = createRequire(import.meta.url)
-  const entry = path.join(path.dirname(require.resolve('vitest/package.json')), 'vitest.mjs')
-  return `node ${entry} run --globals --reporter=junit --outputFile={junit} {tests}`
+/**
+ * A throwaway Vitest project as a user has one: this project's own Vitest as its only devDependency, with a
+ * package-lock.json that `npm ci --offline` installs from npm's cache alone (`vitest-lockfile.ts`). Harvest
+ * prepares its `node_modules` from the lockfile (`dependencies: 'auto'`) and the test command runs the runner from
+ * there, inside the sandbox, as a run's oracle does; `--globals` since the fixtures' tests import nothing from it.
+ */
+export function vitestProject(name = 'vitest-fixture'): { files: Record<string, string>; testCommand: string } {
+  const { packageJson, packageLock } = vitestProjectFiles(name)
+  return {
+    files: { 'package.json': packageJson, 'package-lock.json': packageLock },
+    testCommand: 'node_modules/.bin/vitest run --globals --reporter=junit --outputFile={junit} {tests}',
+  }
 }
 
 /**

@@ -6,7 +6,7 @@ import { runFixTests } from '../../src/oracle/git-fix.ts'
 import type { GitFixTask } from '../../src/tasks/task.ts'
 import { createGitFixWorkspace } from '../../src/workspace/git-fix.ts'
 import type { Workspace } from '../../src/workspace/workspace.ts'
-import { vitestCommand } from '../helpers/throwaway.ts'
+import { vitestProject } from '../helpers/throwaway.ts'
 import { agentWrites, harvestedTasks, type HarvestedFixture } from './git-fix-task.ts'
 
 // The canaries and the test-infrastructure rule in a Vitest oracle against an agent that fixes nothing and disarms
@@ -24,13 +24,15 @@ let task: GitFixTask
 let scratch: string
 const workspaces: Workspace[] = []
 
+const project = vitestProject()
+
 beforeAll(async () => {
   fixture = await harvestedTasks(
     [
-      { subject: 'Initial slugs', files: { 'src/slug.js': slug(BUGGY), 'test/slug.test.js': file('') } },
+      { subject: 'Initial slugs', files: { ...project.files, 'src/slug.js': slug(BUGGY), 'test/slug.test.js': file('') } },
       { subject: 'fix: punctuation left in slugs', files: { 'src/slug.js': slug(FIXED), 'test/slug.test.js': file(", ['Hello, World!', 'hello-world']") } },
     ],
-    { testCommand: vitestCommand(), source: ['src/**/*.js'], tests: ['test/**/*.test.js'] },
+    { testCommand: project.testCommand, dependencies: 'auto', source: ['src/**/*.js'], tests: ['test/**/*.test.js'] },
   )
   task = fixture.tasks[0]!
   scratch = await mkdtemp(path.join(os.tmpdir(), 'canaries-vitest-'))

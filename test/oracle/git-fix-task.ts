@@ -28,7 +28,7 @@ export interface HarvestedFixture {
  */
 export async function harvestedTasks(
   steps: readonly Step[],
-  options: { testCommand: string; source: string[]; tests: string[] },
+  options: { testCommand: string; source: string[]; tests: string[]; dependencies?: 'auto' },
 ): Promise<HarvestedFixture> {
   const repo = await buildRepo(steps, 'oracle-repo-')
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'oracle-set-'))
@@ -39,12 +39,14 @@ export async function harvestedTasks(
     testCommand: options.testCommand,
     out,
     jobs: 2,
+    ...(options.dependencies === undefined ? {} : { dependencies: options.dependencies }),
   })
   const loaded = await readCandidatesFile(out)
   const repository = await openRepository(repo.dir)
   const tasks: GitFixTask[] = []
   try {
     for (const [index, candidate] of candidates.candidates.entries()) {
+      const dependencies = candidate.dependencies ?? loaded.data.dependencies
       const name = await writeTaskFolder({
         setDir: path.join(scratch, 'set'),
         index: index + 1,
@@ -54,6 +56,7 @@ export async function harvestedTasks(
         repository,
         rule: ruleFromRecord(candidates.rule),
         testCommand: candidates.test_command,
+        ...(dependencies === undefined ? {} : { dependencies }),
       })
       tasks.push((await loadTask(path.join(scratch, 'set', name))) as GitFixTask)
     }
