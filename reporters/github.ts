@@ -22,7 +22,10 @@ function escapeProperty(text: string): string {
 
 /** A path as GitHub resolves annotation files: relative to the job's workspace (the repository root). */
 export function annotationPath(file: string, root: string, env: NodeJS.ProcessEnv = process.env): string {
-  return path.relative(env.GITHUB_WORKSPACE ?? root, file).split(path.sep).join('/')
+  return path
+    .relative(env.GITHUB_WORKSPACE ?? root, file)
+    .split(path.sep)
+    .join('/')
 }
 
 /** One annotation (`::notice file=…,title=…::message`), on line 1 of `file`. */

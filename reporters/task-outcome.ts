@@ -223,7 +223,10 @@ export default class TaskOutcomeReporter implements Reporter {
             const recordedKeys = new Set(records.map((record) => `${record.task} › ${record.arm} › seed ${record.seed}`))
             const open = prepared.plan.filter((run) => tasks.has(run.task) && !recordedKeys.has(caseName(run)))
             if (open.length > 0 && open.every((run) => ledger.endedWithoutRecord.has(caseName(run)))) {
-              blocked = { look: analysis.pendingLook, reason: `${open.length} run(s) of its tasks ended without a record in this invocation; fix what failed and run again to resume` }
+              blocked = {
+                look: analysis.pendingLook,
+                reason: `${open.length} run(s) of its tasks ended without a record in this invocation; fix what failed and run again to resume`,
+              }
             }
           }
           writeLookNote(session.dir, ledger.provide.name, {
@@ -543,7 +546,9 @@ export default class TaskOutcomeReporter implements Reporter {
       formatArmSummary(arms),
     ]
     if (records.length < all.length) {
-      lines.push(`  ${all.length - records.length} run(s) recorded under earlier specs are kept in ${relative} and not pooled: this analysis uses spec ${prepared.specSha256.slice(0, 12)} only`)
+      lines.push(
+        `  ${all.length - records.length} run(s) recorded under earlier specs are kept in ${relative} and not pooled: this analysis uses spec ${prepared.specSha256.slice(0, 12)} only`,
+      )
     }
     // Loaded here, not at the top: the report's plotting library (Vega) awaits at its module's top level, and a
     // CommonJS vitest.config that require()s the package must not reach it (ERR_REQUIRE_ASYNC_MODULE).
@@ -555,9 +560,7 @@ export default class TaskOutcomeReporter implements Reporter {
       plan: currentPlan(ledger.provide.outDir, prepared),
       earlierSpecs: earlierSpecCounts(all, prepared.specSha256),
       contamination: prepared.contamination,
-      promptAllowances: prepared.tasks.flatMap((task) =>
-        task.kind === 'git-fix' ? (task.metadata.allow ?? []).map(({ word, reason }) => ({ task: task.id, word, reason })) : [],
-      ),
+      promptAllowances: prepared.tasks.flatMap((task) => (task.kind === 'git-fix' ? (task.metadata.allow ?? []).map(({ word, reason }) => ({ task: task.id, word, reason })) : [])),
     })
     lines.push(writeConclusion(ledger.provide.outDir, conclusion).text)
     if (prepared.experiment.spec.skills !== undefined) lines.push(this.#writeSweep(prepared, ledger, records, conclusion.complete, conclusion.verdict))

@@ -61,7 +61,10 @@ export function samplePaths(name: string, root: string = SAMPLES_DIR) {
 
 /** Reads the history steps in order, checking each `commit.json`. */
 export async function readHistory(historyDir: string): Promise<HistoryStep[]> {
-  const names = (await readdir(historyDir, { withFileTypes: true })).filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort()
+  const names = (await readdir(historyDir, { withFileTypes: true }))
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort()
   const steps: HistoryStep[] = []
   for (const name of names) {
     const file = path.join(historyDir, name, 'commit.json')
@@ -129,7 +132,9 @@ export async function buildSample(name: string, out: { bundle: string; manifest:
       tip: commits.at(-1)!.id,
       commits,
       git: (await git.raw(['--version'])).trim(),
-      bundleSha256: createHash('sha256').update(await readFile(out.bundle)).digest('hex'),
+      bundleSha256: createHash('sha256')
+        .update(await readFile(out.bundle))
+        .digest('hex'),
     }
     await writeFile(out.manifest, `${JSON.stringify(manifest, null, 2)}\n`)
     return manifest
@@ -170,8 +175,11 @@ async function main(argv: readonly string[]): Promise<number> {
 }
 
 if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  main(process.argv.slice(2)).then((code) => process.exit(code), (error: unknown) => {
-    process.stderr.write(`${(error as Error).stack ?? String(error)}\n`)
-    process.exit(1)
-  })
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (error: unknown) => {
+      process.stderr.write(`${(error as Error).stack ?? String(error)}\n`)
+      process.exit(1)
+    },
+  )
 }

@@ -58,11 +58,7 @@ export class HarnessFailure extends TaskOutcomeError {
   /** False when another attempt would fail the same way (e.g. no credentials). */
   readonly retryable: boolean
 
-  constructor(
-    reason: HarnessFailureReason,
-    message: string,
-    options: { retryable?: boolean; cause?: unknown } = {},
-  ) {
+  constructor(reason: HarnessFailureReason, message: string, options: { retryable?: boolean; cause?: unknown } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause })
     this.reason = reason
     this.retryable = options.retryable ?? reason !== 'auth'
@@ -116,9 +112,7 @@ export interface Problem {
 
 /** Formats problems one per line as `file: field: message`. */
 export function formatProblems(problems: readonly Problem[]): string {
-  return problems
-    .map((p) => `  ${p.file}${p.field === undefined ? '' : `: ${p.field}`}: ${p.message}`)
-    .join('\n')
+  return problems.map((p) => `  ${p.file}${p.field === undefined ? '' : `: ${p.field}`}: ${p.message}`).join('\n')
 }
 
 /**

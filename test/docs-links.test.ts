@@ -6,7 +6,12 @@ import { expect, test } from 'vitest'
 // repository, and no text may send the reader to a folder beside it (`../shared/…`).
 
 const root = path.resolve(import.meta.dirname, '..')
-const documents = ['README.md', ...readdirSync(path.join(root, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)]
+const documents = [
+  'README.md',
+  ...readdirSync(path.join(root, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => `docs/${name}`),
+]
 
 test.each(documents)('%s links only to files inside the repository', (document) => {
   const text = readFileSync(path.join(root, document), 'utf8')

@@ -32,11 +32,6 @@ describe('schemaProblems: the one way a schema refusal is put into words', () =>
 
 test('every error class has a stable code namespaced TASK_OUTCOME_', () => {
   const errors: TaskOutcomeError[] = [new HarnessFailure('crash', 'x'), new SpecError('x'), new DataError('x'), new ProblemsError('x', [])]
-  expect(errors.map((error) => error.code)).toEqual([
-    'TASK_OUTCOME_HARNESS_FAILURE',
-    'TASK_OUTCOME_SPEC_ERROR',
-    'TASK_OUTCOME_DATA_ERROR',
-    'TASK_OUTCOME_PROBLEMS',
-  ])
+  expect(errors.map((error) => error.code)).toEqual(['TASK_OUTCOME_HARNESS_FAILURE', 'TASK_OUTCOME_SPEC_ERROR', 'TASK_OUTCOME_DATA_ERROR', 'TASK_OUTCOME_PROBLEMS'])
   expect(new ProblemsError('x', [])).toBeInstanceOf(SpecError)
 })

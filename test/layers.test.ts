@@ -72,7 +72,12 @@ function importGraph(): Map<string, string[]> {
     const targets = importedFiles
       .map((imported) => imported.fileName)
       .filter((specifier) => specifier.startsWith('.'))
-      .map((specifier) => path.relative(root, path.resolve(root, path.dirname(file), specifier)).split(path.sep).join('/'))
+      .map((specifier) =>
+        path
+          .relative(root, path.resolve(root, path.dirname(file), specifier))
+          .split(path.sep)
+          .join('/'),
+      )
     graph.set(file, [...new Set(targets)])
   }
   return graph

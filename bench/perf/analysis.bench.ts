@@ -70,11 +70,7 @@ const settings: AnalysisSettings = {
 export default async function run(): Promise<void> {
   const runs = records()
   const text = formatRuns(runs)
-  const expected = expectedRuns(
-    [...new Set(runs.map((record) => record.task))],
-    ['baseline', 'tool'],
-    SEEDS,
-  )
+  const expected = expectedRuns([...new Set(runs.map((record) => record.task))], ['baseline', 'tool'], SEEDS)
   const report = analyzeRuns(runs, settings, expected)
   console.log(
     `data: ${runs.length} runs = ${TASKS} tasks × 2 arms × ${SEEDS} seeds (${(text.length / 1e6).toFixed(1)} MB of runs.jsonl); ` +

@@ -136,7 +136,7 @@ export default async function run(): Promise<void> {
     .add('workspace: fresh copy of the task', async () => void (current.workspace = await createWorkspace(nextFor('workspace').task, scratch)), { afterEach: dispose })
     .add(`arm setup (${treatment}) and snapshot`, async () => setUp(current.workspace!, treatment), { beforeEach: fresh('setup'), afterEach: dispose })
     .add(
-      'oracle: changed files, diff, the task\'s tests',
+      "oracle: changed files, diff, the task's tests",
       async () => {
         const workspace = current.workspace!
         lastChanged = await workspace.changedFiles()

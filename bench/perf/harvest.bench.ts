@@ -76,7 +76,13 @@ function fastImportStream(): string {
  */
 export async function generatedRepository(): Promise<string> {
   const dir = path.join(os.tmpdir(), `task-outcome-bench-repo-${GENERATED.files}-${GENERATED.commits}`)
-  if (await stat(path.join(dir, '.git')).then(() => true, () => false)) return dir
+  if (
+    await stat(path.join(dir, '.git')).then(
+      () => true,
+      () => false,
+    )
+  )
+    return dir
   const building = `${dir}.building-${process.pid}`
   await rm(building, { recursive: true, force: true })
   await mkdir(building, { recursive: true })

@@ -43,7 +43,7 @@ export default async function run(): Promise<void> {
   const common = { cwd: copy, junitFile: path.join(copy, '..', `${path.basename(copy)}-junit.xml`), timeoutMs: 60_000, home: path.join(copy, '..', `${path.basename(copy)}-home`) }
   const preload = await writeNodePreload(path.join(copy, '..', `${path.basename(copy)}-preload`))
   const bench = new Bench({ iterations: 20, warmupIterations: 2 })
-  bench.add('the fix\'s tests as they are (baseline)', async () => {
+  bench.add("the fix's tests as they are (baseline)", async () => {
     await restore()
     await runTestCommand({ ...common, command: task.metadata.test_command, testFiles: files })
   })

@@ -54,11 +54,15 @@ export default async function run(): Promise<void> {
   }
   const model = pilotModel(pilot.runs, pilot.control, pilot.treatment)
   console.log(`pilot: ${pilot.source}`)
-  console.log(`  σ = ${model.sigma.toFixed(4)} (per-task relative change, ${model.seeds} seeds), τ = ${model.tau.toFixed(4)} between tasks, ω = ${model.omega.toFixed(4)} within (log cost between seeds)`)
+  console.log(
+    `  σ = ${model.sigma.toFixed(4)} (per-task relative change, ${model.seeds} seeds), τ = ${model.tau.toFixed(4)} between tasks, ω = ${model.omega.toFixed(4)} within (log cost between seeds)`,
+  )
   boundaryTimes()
   const started = performance.now()
   const searched = planDesigns(model, { rule: RULE, experiments: SEARCH, seed: 'bench-sequential', seeds: [1, 3], maxTasks: 40 })
-  console.log(`search (${SEARCH.toLocaleString('en')} simulated experiments per candidate, ${((performance.now() - started) / 1000).toFixed(0)} s): the smallest design of each shape that meets power ${RULE.power}, cheapest first`)
+  console.log(
+    `search (${SEARCH.toLocaleString('en')} simulated experiments per candidate, ${((performance.now() - started) / 1000).toFixed(0)} s): the smallest design of each shape that meets power ${RULE.power}, cheapest first`,
+  )
   for (const result of searched) console.log(`  ${result.label}: power ${result.alternative.supported.toFixed(3)}, expected $${result.expectedUsd.toFixed(2)}`)
   const fixedChoice = searched.find((result) => result.design.sequential === null)
   const sequentialChoice = searched.find((result) => result.design.sequential !== null)

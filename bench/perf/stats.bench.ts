@@ -78,9 +78,7 @@ export default async function run(): Promise<void> {
       `  n = ${n}, no ties: ours p = ${a}  stdlib exact p = ${b}  |difference| = ${Math.abs(a - b).toExponential(2)}; ` +
         `first call: stdlib ${stdlibFirst.toFixed(1)} ms, ours ${oursFirst.toFixed(1)} ms`,
     )
-    exact
-      .add(`stdlib exact, n = ${n}`, () => void stdlibWilcoxon(data, { alternative: 'less', exact: true }))
-      .add(`ours exact, n = ${n}`, () => void wilcoxonSignedRank(data))
+    exact.add(`stdlib exact, n = ${n}`, () => void stdlibWilcoxon(data, { alternative: 'less', exact: true })).add(`ours exact, n = ${n}`, () => void wilcoxonSignedRank(data))
   }
   await exact.run()
   printBenchTable('Exact Wilcoxon side by side with @stdlib/stats-wilcoxon (no ties, where stdlib is exact)', benchRows(exact))

@@ -33,11 +33,7 @@ export function benchRows(bench: Bench): BenchRow[] {
  * baseline row's (the first row unless named), and, when a target is given,
  * whether each row's mean meets it.
  */
-export function printBenchTable(
-  title: string,
-  rows: readonly BenchRow[],
-  options: { baseline?: string; targetMs?: number } = {},
-): void {
+export function printBenchTable(title: string, rows: readonly BenchRow[], options: { baseline?: string; targetMs?: number } = {}): void {
   const baseline = rows.find((row) => row.name === options.baseline) ?? rows[0]
   const header = ['task', 'mean', 'p50', 'p99', 'samples', `× ${baseline?.name ?? 'baseline'}`]
   if (options.targetMs !== undefined) header.push(`< ${options.targetMs} ms`)

@@ -41,7 +41,11 @@ const WORKSPACE = 'workspace (seal checked while the overlay mounts)'
 const STARTUP = 'sandbox start-up: `true` in bwrap inside the overlay'
 const BASELINE = 'git clone (baseline)'
 
-const load = () => os.loadavg().map((value) => value.toFixed(1)).join(' ')
+const load = () =>
+  os
+    .loadavg()
+    .map((value) => value.toFixed(1))
+    .join(' ')
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 export default async function run(): Promise<void> {
@@ -77,11 +81,19 @@ export default async function run(): Promise<void> {
   await firstGuard.watchTemplate(template)
   const contentMs = performance.now() - contentStarted
   const seal = await StatSeal.take(template)
-  console.log(`the task's template: exported once per task in ${exportMs.toFixed(0)} ms; first use in a process: \`git status\` ${statusMs.toFixed(0)} ms, the guard's content check (every blob against the commit) ${contentMs.toFixed(0)} ms; ${seal.size} entries sealed`)
+  console.log(
+    `the task's template: exported once per task in ${exportMs.toFixed(0)} ms; first use in a process: \`git status\` ${statusMs.toFixed(0)} ms, the guard's content check (every blob against the commit) ${contentMs.toFixed(0)} ms; ${seal.size} entries sealed`,
+  )
 
   // The same rows on the system temp folder (a disk here) and, where there is one, on tmpfs.
   const places: { label: string; dir: string; ratioTarget: number }[] = [{ label: `${os.tmpdir()} (disk)`, dir: root, ratioTarget: 100 }]
-  if (await stat('/dev/shm').then((s) => s.isDirectory(), () => false)) places.push({ label: '/dev/shm (tmpfs)', dir: await mkdtemp('/dev/shm/bench-workspace-'), ratioTarget: 7 })
+  if (
+    await stat('/dev/shm').then(
+      (s) => s.isDirectory(),
+      () => false,
+    )
+  )
+    places.push({ label: '/dev/shm (tmpfs)', dir: await mkdtemp('/dev/shm/bench-workspace-'), ratioTarget: 7 })
   for (const place of places) {
     const loadBefore = load()
     let clones = 0
@@ -90,21 +102,42 @@ export default async function run(): Promise<void> {
     let mounted: { overlay: MountedOverlay; dir: string } | undefined
     const bench = new Bench({ time: 4000, iterations: 8, warmupIterations: 1 })
     bench
-      .add(BASELINE, async () => {
-        await git.raw(['clone', '--quiet', repo, path.join(place.dir, `clone-${clones++}`)])
-      }, { afterEach: async () => rm(path.join(place.dir, `clone-${clones - 1}`), { recursive: true, force: true }) })
-      .add(WORKSPACE, async () => {
-        pending = await createGitFixWorkspace(task, place.dir)
-      }, { afterEach: async () => pending?.dispose() })
-      .add('workspace + snapshot', async () => {
-        pending = await createGitFixWorkspace(task, place.dir)
-        await pending.snapshot()
-      }, { afterEach: async () => pending?.dispose() })
-      .add('the overlay mount alone', async () => {
-        const dir = await mkdtemp(path.join(place.dir, 'mount-'))
-        const overlay = await mountOverlay({ lower: [template], upper: path.join(dir, 'upper'), work: path.join(dir, 'work'), target: path.join(dir, 'ws') })
-        mounted = { overlay, dir }
-      }, { afterEach: async () => { await mounted?.overlay.release(); await rm(mounted!.dir, { recursive: true, force: true }) } })
+      .add(
+        BASELINE,
+        async () => {
+          await git.raw(['clone', '--quiet', repo, path.join(place.dir, `clone-${clones++}`)])
+        },
+        { afterEach: async () => rm(path.join(place.dir, `clone-${clones - 1}`), { recursive: true, force: true }) },
+      )
+      .add(
+        WORKSPACE,
+        async () => {
+          pending = await createGitFixWorkspace(task, place.dir)
+        },
+        { afterEach: async () => pending?.dispose() },
+      )
+      .add(
+        'workspace + snapshot',
+        async () => {
+          pending = await createGitFixWorkspace(task, place.dir)
+          await pending.snapshot()
+        },
+        { afterEach: async () => pending?.dispose() },
+      )
+      .add(
+        'the overlay mount alone',
+        async () => {
+          const dir = await mkdtemp(path.join(place.dir, 'mount-'))
+          const overlay = await mountOverlay({ lower: [template], upper: path.join(dir, 'upper'), work: path.join(dir, 'work'), target: path.join(dir, 'ws') })
+          mounted = { overlay, dir }
+        },
+        {
+          afterEach: async () => {
+            await mounted?.overlay.release()
+            await rm(mounted!.dir, { recursive: true, force: true })
+          },
+        },
+      )
       .add(`the seal's check alone (${seal.size} lstat)`, async () => {
         if ((await seal.firstMoved()) !== undefined) throw new Error('the template moved during the benchmark')
       })
@@ -113,9 +146,13 @@ export default async function run(): Promise<void> {
         await guard.watchTemplate(template)
         await guard.beforeOracle()
       })
-      .add('plain copy of the template (sandbox: none)', async () => {
-        pending = await createGitFixWorkspace(task, place.dir, { overlay: false })
-      }, { afterEach: async () => pending?.dispose() })
+      .add(
+        'plain copy of the template (sandbox: none)',
+        async () => {
+          pending = await createGitFixWorkspace(task, place.dir, { overlay: false })
+        },
+        { afterEach: async () => pending?.dispose() },
+      )
       .add(STARTUP, async () => {
         const line = isolatedCommandLine(
           { writable: [], readOnly: [], overlay: { pid: sandboxed!.overlay!.pid, target: sandboxed!.agentDir } },
@@ -124,13 +161,20 @@ export default async function run(): Promise<void> {
         await execa(line.file, line.args, { env: { PATH: SANDBOX_HOST_PATH }, extendEnv: false })
       })
     let exports = 0
-    bench.add('one-commit export per run (no template)', async () => {
-      await parentTemplate(repo, base, { root: path.join(place.dir, `export-${exports++}`) })
-    }, { afterEach: async () => rm(path.join(place.dir, `export-${exports - 1}`), { recursive: true, force: true }) })
+    bench.add(
+      'one-commit export per run (no template)',
+      async () => {
+        await parentTemplate(repo, base, { root: path.join(place.dir, `export-${exports++}`) })
+      },
+      { afterEach: async () => rm(path.join(place.dir, `export-${exports - 1}`), { recursive: true, force: true }) },
+    )
     await bench.run()
     await sandboxed.dispose()
     const rows = benchRows(bench)
-    printBenchTable(`A run's workspace, ${GENERATED.files}-file repository, in ${place.label}; load average ${loadBefore} before, ${load()} after`, rows, { baseline: BASELINE, targetMs: TARGET_MS })
+    printBenchTable(`A run's workspace, ${GENERATED.files}-file repository, in ${place.label}; load average ${loadBefore} before, ${load()} after`, rows, {
+      baseline: BASELINE,
+      targetMs: TARGET_MS,
+    })
     const row = (name: string) => rows.find((candidate) => candidate.name === name)!
     const [clone, workspace, startup] = [row(BASELINE), row(WORKSPACE), row(STARTUP)]
     const verdict = (ok: boolean) => (ok ? 'met' : 'NOT met')

@@ -177,18 +177,21 @@ export abstract class CliAgent<Options extends object, Context = undefined> impl
       try {
         const transcript = new TranscriptWriter(request.transcriptPath)
         const { file, args } = this.command(launch.args, launch.command)
-        const end = await runProcess({ file, args }, {
-          cwd: request.workspace,
-          env: launch.env,
-          ...(launch.input === undefined ? {} : { input: launch.input }),
-          timeoutMs: request.timeoutMs,
-          ...(launch.killGraceMs === undefined ? {} : { killGraceMs: launch.killGraceMs }),
-          ...(request.sandbox === undefined
-            ? { sandbox: UNSANDBOXED_HOST }
-            : { sandbox: request.sandbox, loopbackPorts: launch.loopbackPorts ?? [], ...(launch.readOnly === undefined ? {} : { readOnly: launch.readOnly }) }),
-          ...(request.signal === undefined ? {} : { signal: request.signal }),
-          onLine: (line) => transcript.line(line),
-        }).finally(() => transcript.close())
+        const end = await runProcess(
+          { file, args },
+          {
+            cwd: request.workspace,
+            env: launch.env,
+            ...(launch.input === undefined ? {} : { input: launch.input }),
+            timeoutMs: request.timeoutMs,
+            ...(launch.killGraceMs === undefined ? {} : { killGraceMs: launch.killGraceMs }),
+            ...(request.sandbox === undefined
+              ? { sandbox: UNSANDBOXED_HOST }
+              : { sandbox: request.sandbox, loopbackPorts: launch.loopbackPorts ?? [], ...(launch.readOnly === undefined ? {} : { readOnly: launch.readOnly }) }),
+            ...(request.signal === undefined ? {} : { signal: request.signal }),
+            onLine: (line) => transcript.line(line),
+          },
+        ).finally(() => transcript.close())
         const transcriptSha256 = await transcript.close()
         const result = await this.read({ request, end, transcriptSha256, context: launch.context })
         return gateway === undefined ? { ...result, metered: null } : this.#metered(result, gateway)

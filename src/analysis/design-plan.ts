@@ -75,29 +75,32 @@ export function planDesigns(model: PilotModel, options: PlanOptions): PlannedDes
   const maxTasks = options.maxTasks ?? 60
   const found: PlannedDesign[] = []
   const search = (shapes: readonly (Sequential | null)[], searchOptions: PlanOptions) => {
-  for (const seeds of options.seeds ?? [1, 2, 3]) {
-    for (const sequential of shapes) {
-      const minimum = Math.max(floor, sequential === null ? floor : sequential.looks.length * 2)
-      const at = (tasks: number) => evaluateDesign(model, { tasks, seeds, sequential }, searchOptions)
-      let high = at(maxTasks)
-      if (!high.meetsPower) continue
-      let low = minimum - 1
-      let highTasks = maxTasks
-      while (highTasks - low > 1) {
-        const middle = Math.floor((low + highTasks) / 2)
-        const result = at(middle)
-        if (result.meetsPower) {
-          highTasks = middle
-          high = result
-        } else low = middle
+    for (const seeds of options.seeds ?? [1, 2, 3]) {
+      for (const sequential of shapes) {
+        const minimum = Math.max(floor, sequential === null ? floor : sequential.looks.length * 2)
+        const at = (tasks: number) => evaluateDesign(model, { tasks, seeds, sequential }, searchOptions)
+        let high = at(maxTasks)
+        if (!high.meetsPower) continue
+        let low = minimum - 1
+        let highTasks = maxTasks
+        while (highTasks - low > 1) {
+          const middle = Math.floor((low + highTasks) / 2)
+          const result = at(middle)
+          if (result.meetsPower) {
+            highTasks = middle
+            high = result
+          } else low = middle
+        }
+        found.push(high)
       }
-      found.push(high)
     }
-  }
   }
   // Fixed designs first: the cheapest of them sets the power the sequential ones must keep (within a point).
   search([null], options)
   const fixed = [...found].sort((a, b) => a.expectedUsd - b.expectedUsd)[0]
-  search(options.sequential ?? DEFAULT_SEQUENTIAL_CANDIDATES, { ...options, sequentialPower: Math.max(options.sequentialPower ?? 0, fixed === undefined ? 0 : fixed.alternative.supported - 0.01) })
+  search(options.sequential ?? DEFAULT_SEQUENTIAL_CANDIDATES, {
+    ...options,
+    sequentialPower: Math.max(options.sequentialPower ?? 0, fixed === undefined ? 0 : fixed.alternative.supported - 0.01),
+  })
   return found.sort((a, b) => a.expectedUsd - b.expectedUsd)
 }

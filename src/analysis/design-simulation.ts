@@ -111,7 +111,14 @@ function solvedMet(tasks: readonly SimulatedTask[], margin: number): boolean {
  * `rule.resamples` resamples, the solve-rate margin), and counts what it paid for. Seeded: the same arguments
  * give the same numbers.
  */
-export function simulateDesign(model: PilotModel, design: CandidateDesign, rule: SimulationRule, trueChange: number, experiments: number, seed: string): SimulatedOperatingCharacteristics {
+export function simulateDesign(
+  model: PilotModel,
+  design: CandidateDesign,
+  rule: SimulationRule,
+  trueChange: number,
+  experiments: number,
+  seed: string,
+): SimulatedOperatingCharacteristics {
   const random = seedrandom.alea(seed)
   const runsPerTask = 2 * design.seeds
   const resolved = design.sequential === null ? null : resolveDesign(design.sequential, design.tasks)
@@ -141,7 +148,14 @@ export function simulateDesign(model: PilotModel, design: CandidateDesign, rule:
         p <= spentAlpha(spending, rule.alpha, fractions[k]!) &&
         (resolved === null
           ? p < rule.alpha
-          : sequentialSignedRank({ differences: differences.slice(0, looks[k]!), looks: looks.slice(0, k + 1), fractions: fractions.slice(0, k + 1), alpha: rule.alpha, spending, adjusted: false })[k]!.crossed)
+          : sequentialSignedRank({
+              differences: differences.slice(0, looks[k]!),
+              looks: looks.slice(0, k + 1),
+              fractions: fractions.slice(0, k + 1),
+              alpha: rule.alpha,
+              spending,
+              adjusted: false,
+            })[k]!.crossed)
       const efficacy = crossed && solvedMet(seen, rule.margin) && intervalUpper(seen, tails[k]!, rule, `${seed}/${e}/${k}`) < 0
       if (efficacy) {
         verdict = true
@@ -194,7 +208,11 @@ export function simulateDesign(model: PilotModel, design: CandidateDesign, rule:
  * between-task spread of the true relative change, from σ (the per-task relative change's standard deviation
  * at the pilot's k seeds) less what seed noise adds to it: τ² = max(0, σ² − 2ω²/k).
  */
-export function pilotModel(runs: readonly { readonly task: string; readonly arm: string; readonly costUsd: number; readonly solved: boolean }[], control: string, treatment: string): PilotModel & { readonly sigma: number; readonly seeds: number } {
+export function pilotModel(
+  runs: readonly { readonly task: string; readonly arm: string; readonly costUsd: number; readonly solved: boolean }[],
+  control: string,
+  treatment: string,
+): PilotModel & { readonly sigma: number; readonly seeds: number } {
   const byTaskArm = new Map<string, { costs: number[]; solved: number }>()
   for (const run of runs) {
     if (run.arm !== control && run.arm !== treatment) continue

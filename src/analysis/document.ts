@@ -24,7 +24,14 @@ export type Block =
   | { readonly kind: 'paragraph'; readonly text: string }
   | { readonly kind: 'list'; readonly items: readonly string[] }
   | { readonly kind: 'table'; readonly header: readonly string[]; readonly rows: readonly (readonly Cell[])[] }
-  | { readonly kind: 'figure'; readonly id: string; readonly title: string; readonly caption: string; readonly svg: string; readonly marks: { readonly tasks: number; readonly runs: number } }
+  | {
+      readonly kind: 'figure'
+      readonly id: string
+      readonly title: string
+      readonly caption: string
+      readonly svg: string
+      readonly marks: { readonly tasks: number; readonly runs: number }
+    }
 
 /** A table cell: text, or text linking to a path relative to the report (a run's artifacts). */
 export type Cell = string | { readonly text: string; readonly href: string }
@@ -140,7 +147,9 @@ function runBlocks(comparison: Comparison, records: readonly RecordedRun[], leve
           String(run.seed),
           run.outcome,
           formatUsd(run.costUsd),
-          run.metered === undefined || run.metered === null ? '—' : `${formatUsd(run.metered.costUsd)}${costsDisagree(run.costUsd, run.metered.costUsd) && run.outcome !== 'timeout' ? ' cost-disagrees' : ''}`,
+          run.metered === undefined || run.metered === null
+            ? '—'
+            : `${formatUsd(run.metered.costUsd)}${costsDisagree(run.costUsd, run.metered.costUsd) && run.outcome !== 'timeout' ? ' cost-disagrees' : ''}`,
           typeof run.transcript === 'string' ? { text: 'transcript', href: run.transcript } : '—',
           { text: ARTIFACT_FILES.diff, href: `${dir}/${ARTIFACT_FILES.diff}` },
           { text: 'stdout', href: `${dir}/${ARTIFACT_FILES.oracleStdout}` },
@@ -173,7 +182,9 @@ function comparisonBlocks(report: AnalysisReport, comparison: Comparison, severa
         `, n = ${primary.n} task(s) with a non-zero d${primary.zeros > 0 ? ` (${primary.zeros} zero d dropped)` : ''}` +
         `${primary.ties ? '; tied |d| got midranks, p from the exact distribution of those ranks' : ''}.`,
       `Floor: with n = ${primary.n}${primary.family > 1 ? ` and Holm over ${primary.family} claim arms` : ''} the smallest p the exact test can reach is ${formatP(primary.minimumP)}` +
-        (floorSentence(comparison, report.parameters.alpha) === null ? ` (below α = ${report.parameters.alpha}).` : `: this design cannot support the claim at n = ${primary.n}; it needs n ≥ ${primary.tasksForAlpha}.`),
+        (floorSentence(comparison, report.parameters.alpha) === null
+          ? ` (below α = ${report.parameters.alpha}).`
+          : `: this design cannot support the claim at n = ${primary.n}; it needs n ≥ ${primary.tasksForAlpha}.`),
       `Co-primary, solve rate: exact McNemar on the tasks only one arm solves: b = ${mcnemar.b} (only ${treatment}), ` +
         `c = ${mcnemar.c} (only ${control}), p = ${formatP(mcnemar.p)}. Tasks solved: ${comparison.solved.treatment} against ${comparison.solved.control}, ` +
         `a difference of ${comparison.solved.difference > 0 ? '+' : ''}${comparison.solved.difference}.`,
@@ -238,7 +249,7 @@ function secondaryBlocks(report: AnalysisReport): Block[] {
     {
       kind: 'paragraph',
       text:
-        'Measures over runs are shown as median (mean; the runs behind the measure of the arm\'s runs: a run that never edited has no tool calls before its first edit, ' +
+        "Measures over runs are shown as median (mean; the runs behind the measure of the arm's runs: a run that never edited has no tool calls before its first edit, " +
         'an agent that reports no turns has none); a timeout counts as unsolved at the budget cap.',
     },
   ]
@@ -249,12 +260,13 @@ function dataBlocks(report: AnalysisReport): Block[] {
   const items = [
     `Experiment ${report.experiment}${report.stage === null ? '' : ` (${report.stage})`}: ${report.tasks} task(s) × ${report.arms.length} arms (${report.arms.join(', ')}; control ${report.control}) × ${report.seeds} seed(s).`,
     `Decision parameters: α = ${p.alpha}, non-inferiority margin ${p.margin} task(s), ${p.resamples} bootstrap resamples, seed ${p.bootstrapSeed}; power analysis at ${p.power} for a ${formatNumber(p.effect * 100, 1)}% median reduction.`,
-    p.budgetUsd === null
-      ? 'Budget cap unknown (no spec): timeouts are charged their recorded cost.'
-      : `Budget cap ${formatUsd(p.budgetUsd)} per run: each timeout is charged it.`,
+    p.budgetUsd === null ? 'Budget cap unknown (no spec): timeouts are charged their recorded cost.' : `Budget cap ${formatUsd(p.budgetUsd)} per run: each timeout is charged it.`,
     'Costs are compared to a billionth of a dollar; a task whose control cost nothing has r = 0 if the treatment cost nothing too, else +∞ (the worst case for the claim).',
   ]
-  return [{ kind: 'heading', level: 2, text: 'Data' }, { kind: 'list', items }]
+  return [
+    { kind: 'heading', level: 2, text: 'Data' },
+    { kind: 'list', items },
+  ]
 }
 
 /** The pre-registration's change log (every report prints it) and the runs of earlier specs left out. */
@@ -276,7 +288,7 @@ function promptAllowanceBlocks(report: AnalysisReport): Block[] {
     { kind: 'heading', level: 2, text: 'Prompt allowances' },
     {
       kind: 'paragraph',
-      text: 'These prompts use a word that is also a gold file\'s module name; each was allowed, with its reason, before the draw:',
+      text: "These prompts use a word that is also a gold file's module name; each was allowed, with its reason, before the draw:",
     },
     { kind: 'list', items: report.promptAllowances.map((row) => `${row.task}: "${row.word}" (${row.reason})`) },
   ]
@@ -291,7 +303,13 @@ function contaminationBlocks(report: AnalysisReport): Block[] {
     { kind: 'paragraph', text: sentence },
     ...(report.contamination!.flagged.length === 0
       ? []
-      : [{ kind: 'table', header: ['task', 'fix committed', 'training cutoff'], rows: report.contamination!.flagged.map((task) => [task.task, task.fixDate, report.contamination!.trainingCutoff]) } as const]),
+      : [
+          {
+            kind: 'table',
+            header: ['task', 'fix committed', 'training cutoff'],
+            rows: report.contamination!.flagged.map((task) => [task.task, task.fixDate, report.contamination!.trainingCutoff]),
+          } as const,
+        ]),
   ]
 }
 
@@ -340,7 +358,19 @@ export function reportDocument(report: AnalysisReport, options: DocumentOptions 
   blocks.push(...labelBlocks(report))
   if (!report.complete) {
     blocks.push({ kind: 'verdict', verdict: 'no verdict', text: noVerdictSentences(report).join(' ') })
-    return [...blocks, ...sequentialBlocks(report), ...missingBlocks(report), ...dataBlocks(report), ...costBlocks(report), ...egressBlocks(report), ...sandboxBlocks(report), ...integrityBlocks(report), ...provenanceBlocks(report), ...contaminationBlocks(report), ...changeLogBlocks(report)]
+    return [
+      ...blocks,
+      ...sequentialBlocks(report),
+      ...missingBlocks(report),
+      ...dataBlocks(report),
+      ...costBlocks(report),
+      ...egressBlocks(report),
+      ...sandboxBlocks(report),
+      ...integrityBlocks(report),
+      ...provenanceBlocks(report),
+      ...contaminationBlocks(report),
+      ...changeLogBlocks(report),
+    ]
   }
   const several = report.comparisons.length > 1
   if (several) {
@@ -388,7 +418,10 @@ export function analysisLabels(report: AnalysisReport): { readonly tag: string; 
   const exploratory = exploratorySentence(report)
   if (exploratory !== null) labels.push({ tag: 'EXPLORATORY', text: exploratory })
   if (!report.analysis.completenessChecked) {
-    labels.push({ tag: 'COMPLETENESS NOT CHECKED', text: 'No plan was read, so runs that were planned but never recorded at all (a task, a seed, a shard) cannot be seen as missing.' })
+    labels.push({
+      tag: 'COMPLETENESS NOT CHECKED',
+      text: 'No plan was read, so runs that were planned but never recorded at all (a task, a seed, a shard) cannot be seen as missing.',
+    })
   }
   if (report.sandbox.unsandboxed) labels.push({ tag: 'UNSANDBOXED', text: sandboxSentences(report.sandbox)[0]! })
   if (report.cost.disagreements.length > 0) labels.push({ tag: 'COST DISAGREES', text: costSentences(report.cost)[1]! })
@@ -458,7 +491,14 @@ function costBlocks(report: AnalysisReport): Block[] {
           {
             kind: 'table' as const,
             header: ['task', 'arm', 'seed', 'agent cost', 'metered cost', 'difference'],
-            rows: disagreements.map((run) => [run.task, run.arm, String(run.seed), formatUsd(run.agentUsd), formatUsd(run.meteredUsd), formatUsdChange(run.agentUsd - run.meteredUsd)]),
+            rows: disagreements.map((run) => [
+              run.task,
+              run.arm,
+              String(run.seed),
+              formatUsd(run.agentUsd),
+              formatUsd(run.meteredUsd),
+              formatUsdChange(run.agentUsd - run.meteredUsd),
+            ]),
           },
         ]),
   ]
@@ -469,13 +509,18 @@ function egressBlocks(report: AnalysisReport): Block[] {
   const arms = Object.entries(report.egress.arms)
   const blocks: Block[] = [{ kind: 'heading', level: 2, text: 'Reached beyond the model' }]
   if (arms.every(([, hosts]) => hosts.length === 0)) {
-    return [...blocks, { kind: 'paragraph', text: 'No run reached any host through the sandbox\'s proxy: the model traffic went through the metering gateway alone.' }]
+    return [...blocks, { kind: 'paragraph', text: "No run reached any host through the sandbox's proxy: the model traffic went through the metering gateway alone." }]
   }
-  blocks.push({ kind: 'paragraph', text: 'Hosts the runs reached through the sandbox\'s proxy. Spend on a model or embedding host here is not in the cost (the metering gateway counts only the agent\'s own model traffic).' })
+  blocks.push({
+    kind: 'paragraph',
+    text: "Hosts the runs reached through the sandbox's proxy. Spend on a model or embedding host here is not in the cost (the metering gateway counts only the agent's own model traffic).",
+  })
   blocks.push({
     kind: 'table',
     header: ['arm', 'host', 'model API', 'runs', 'connections', 'bytes up', 'bytes down'],
-    rows: arms.flatMap(([arm, hosts]) => hosts.map((host) => [arm, host.host, host.modelApi ? 'yes' : 'no', String(host.runs), String(host.connections), String(host.bytesUp), String(host.bytesDown)])),
+    rows: arms.flatMap(([arm, hosts]) =>
+      hosts.map((host) => [arm, host.host, host.modelApi ? 'yes' : 'no', String(host.runs), String(host.connections), String(host.bytesUp), String(host.bytesDown)]),
+    ),
   })
   return blocks
 }
@@ -488,7 +533,12 @@ function sandboxBlocks(report: AnalysisReport): Block[] {
   return [
     { kind: 'heading', level: 2, text: 'Sandbox' },
     { kind: 'paragraph', text: first },
-    ...(rest.length === 0 ? [] : [{ kind: 'paragraph' as const, text: rest[0]! }, { kind: 'list' as const, items: runs }]),
+    ...(rest.length === 0
+      ? []
+      : [
+          { kind: 'paragraph' as const, text: rest[0]! },
+          { kind: 'list' as const, items: runs },
+        ]),
   ]
 }
 

@@ -147,8 +147,7 @@ export function pairedCostFigure(comparison: Comparison, records: readonly Recor
   return {
     id: `costs-${treatment}`,
     title: `Per-task cost: ${control} against ${treatment}`,
-    caption:
-      `The line joins each task's mean cost per arm (large dots); the small marks are the runs: circle solved, cross unsolved, triangle a timeout charged the budget cap.`,
+    caption: `The line joins each task's mean cost per arm (large dots); the small marks are the runs: circle solved, cross unsolved, triangle a timeout charged the budget cap.`,
     marks: { tasks: lines.length, runs: runs.length },
     spec: rowsOfLayers(ROW, [
       {
@@ -203,7 +202,8 @@ export function conditionsFigure(report: AnalysisReport): Figure | null {
   return {
     id: 'conditions',
     title: 'Skill conditions: median relative cost change',
-    caption: 'One row per condition: the median per-task relative cost change against its reference, with its 95% bootstrap interval; the dashed line is zero. Design checks are never part of the claim.',
+    caption:
+      'One row per condition: the median per-task relative cost change against its reference, with its 95% bootstrap interval; the dashed line is zero. Design checks are never part of the claim.',
     marks: { tasks: rows.length, runs: 0 },
     spec: rowsOfLayers(ROW + 4, [
       { data: { values: [{ zero: 0 }] }, mark: { type: 'rule', color: '#222', strokeDash: [4, 3] }, encoding: { x: { field: 'zero', type: 'quantitative' } } },
@@ -211,7 +211,12 @@ export function conditionsFigure(report: AnalysisReport): Figure | null {
       {
         data: { values: rows },
         mark: { type: 'point', filled: true, size: 90 },
-        encoding: { x: { field: 'median', type: 'quantitative', title: 'median relative cost change', axis: { format: '+.0%' } }, y, color: colour, description: { field: 'description' } },
+        encoding: {
+          x: { field: 'median', type: 'quantitative', title: 'median relative cost change', axis: { format: '+.0%' } },
+          y,
+          color: colour,
+          description: { field: 'description' },
+        },
       },
     ]),
   }

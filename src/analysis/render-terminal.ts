@@ -21,7 +21,9 @@ function comparisonLines(comparison: Comparison, several: boolean, exploratory: 
     `    cost: median change ${formatPercent(effect.medianRelativeChange)} (95% CI ${formatPercent(effect.ci95[0])} to ${formatPercent(effect.ci95[1])}); ` +
       `Wilcoxon V = ${formatNumber(primary.statistic, 1)}, p = ${formatP(primary.p)}${several ? ` (Holm ${formatP(primary.pAdjusted)})` : ''}, exact, n = ${primary.n}`,
     `    solved: ${treatment} ${solved.treatment}/${comparison.tasks}, ${control} ${solved.control}/${comparison.tasks} (difference ${solved.difference > 0 ? '+' : ''}${solved.difference}); McNemar b = ${mcnemar.b}, c = ${mcnemar.c}, p = ${formatP(mcnemar.p)}`,
-    ...(power.tasksNeeded === null ? [] : [`    power: σ = ${formatNumber(power.sigma!, 4)} → ${power.tasksNeeded} task(s) for ${exploratory ? 'a further' : 'a confirmatory'} run`]),
+    ...(power.tasksNeeded === null
+      ? []
+      : [`    power: σ = ${formatNumber(power.sigma!, 4)} → ${power.tasksNeeded} task(s) for ${exploratory ? 'a further' : 'a confirmatory'} run`]),
   ]
 }
 
@@ -57,7 +59,8 @@ export function verdictBlock(report: AnalysisReport): string {
     return [...lines, ...preregistrationLines(report)].join('\n')
   }
   const several = report.comparisons.length > 1
-  for (const comparison of report.comparisons) lines.push(...comparisonLines(comparison, several, report.analysis.kind === 'exploratory', offTheBooksSentence(report.egress, comparison.treatment, comparison.control)))
+  for (const comparison of report.comparisons)
+    lines.push(...comparisonLines(comparison, several, report.analysis.kind === 'exploratory', offTheBooksSentence(report.egress, comparison.treatment, comparison.control)))
   for (const check of listSkillChecks(report.skillChecks)) {
     lines.push(
       `  check ${check.arm} against ${check.reference}: median change ${formatPercent(check.medianRelativeChange)} ` +

@@ -251,14 +251,17 @@ export function analyzeRuns(allRecords: readonly RecordedRun[], settings: Analys
       mcnemar: comparison.mcnemar,
       effect: comparison.effect,
       hodgesLehmann: comparison.hodgesLehmann,
-      decision: sequential !== null && sequential.pendingLook === null ? sequentialDecision(sequential) : decide({
-        p: pAdjusted,
-        alpha: settings.alpha,
-        intervalUpper: comparison.effect.ci95[1],
-        solvedTreatment: comparison.solved.treatment,
-        solvedControl: comparison.solved.control,
-        margin: settings.margin,
-      }),
+      decision:
+        sequential !== null && sequential.pendingLook === null
+          ? sequentialDecision(sequential)
+          : decide({
+              p: pAdjusted,
+              alpha: settings.alpha,
+              intervalUpper: comparison.effect.ci95[1],
+              solvedTreatment: comparison.solved.treatment,
+              solvedControl: comparison.solved.control,
+              margin: settings.margin,
+            }),
       power: comparison.power,
       perTask: comparison.perTask,
     }
@@ -276,10 +279,7 @@ export function analyzeRuns(allRecords: readonly RecordedRun[], settings: Analys
     hodgesLehmann: only?.hodgesLehmann ?? null,
     decision: only?.decision ?? { verdict: anySupported ? 'supported' : 'not supported', supported: anySupported, criteria: null },
     secondary,
-    power:
-      only === undefined
-        ? null
-        : { sigma: only.power.sigma, tasksNeeded: only.power.tasksNeeded, minimumTasks: only.power.minimumTasks, tasksUsed: only.power.tasksUsed },
+    power: only === undefined ? null : { sigma: only.power.sigma, tasksNeeded: only.power.tasksNeeded, minimumTasks: only.power.minimumTasks, tasksUsed: only.power.tasksUsed },
     comparisons,
     skillChecks: skillChecks(table, settings),
     integrity: integritySummary(records, arms),

@@ -104,7 +104,10 @@ export function resolveAnalysis(
     byText,
   )
   const specArms = spec === null ? null : Object.keys(spec.arms)
-  for (const [flag, arm] of [['--control', flags.control], ['--treatment', flags.treatment]] as const) {
+  for (const [flag, arm] of [
+    ['--control', flags.control],
+    ['--treatment', flags.treatment],
+  ] as const) {
     if (arm !== undefined && specArms !== null && !specArms.includes(arm)) {
       throw new DataError(`${flag} ${arm}: not an arm of experiment "${spec!.name}" (its arms: ${specArms.join(', ')})`)
     }
@@ -118,9 +121,7 @@ export function resolveAnalysis(
           'or analyse the output folder, whose spec.json names the arms.',
       )
     }
-    throw new DataError(
-      `which arm is the control? ${runsFile} has no spec.json beside it. Pass --control <arm> (recorded arms: ${recordedArms.join(', ')}).`,
-    )
+    throw new DataError(`which arm is the control? ${runsFile} has no spec.json beside it. Pass --control <arm> (recorded arms: ${recordedArms.join(', ')}).`)
   }
   const otherArms = (specArms ?? recordedArms).filter((arm) => arm !== control)
   const specDesignChecks = designCheckArms(otherArms, spec?.skills !== undefined)
@@ -128,9 +129,7 @@ export function resolveAnalysis(
   const treatments = flags.treatment !== undefined ? [flags.treatment] : claimArms
   const designChecks = flags.treatment !== undefined ? [] : specDesignChecks
   if (treatments.length === 0) {
-    throw new DataError(
-      `${runsFile} holds runs of ${control} only: the treatment arm is missing. Pass --treatment <arm> to name it (its runs are then listed as missing).`,
-    )
+    throw new DataError(`${runsFile} holds runs of ${control} only: the treatment arm is missing. Pass --treatment <arm> to name it (its runs are then listed as missing).`)
   }
   if (treatments.includes(control)) throw new DataError(`--treatment ${control} is the control arm; name another arm`)
   const arms = [control, ...treatments, ...designChecks]
@@ -183,7 +182,7 @@ function departures(
   decision: typeof DEFAULT_DECISION,
 ): string[] {
   const found: string[] = []
-  if (spec === null) found.push('no spec.json: the arms and decision parameters are not the recorded pre-registration\'s but the flags\' or the defaults')
+  if (spec === null) found.push("no spec.json: the arms and decision parameters are not the recorded pre-registration's but the flags' or the defaults")
   if (plan === null) found.push('completeness not checked: no plan (--no-plan), so a task or seed with no recorded run at all cannot be seen as missing')
   if (spec !== null && control !== spec.control) found.push(`--control ${control} (the spec's control is ${spec.control})`)
   if (spec !== null && flags.treatment !== undefined && !(claimArms.length === 1 && claimArms[0] === flags.treatment)) {
@@ -192,7 +191,14 @@ function departures(
     )
   }
   if (spec !== null) {
-    const specValues = { alpha: decision.alpha, margin: decision.margin, resamples: decision.resamples, seed: decision.bootstrapSeed, power: decision.power, effect: decision.effect }
+    const specValues = {
+      alpha: decision.alpha,
+      margin: decision.margin,
+      resamples: decision.resamples,
+      seed: decision.bootstrapSeed,
+      power: decision.power,
+      effect: decision.effect,
+    }
     for (const [key, flag] of DECISION_FLAGS) {
       const value = flags[key]
       if (value !== undefined && value !== specValues[key]) found.push(`${flag} ${value} (pre-registered ${specValues[key]})`)

@@ -37,7 +37,8 @@ export function sandboxSummary(records: readonly RecordedRun[], arms: readonly s
 /** The report's sandbox sentences: UNSANDBOXED said first and loudly, then the runs that tried to reach beyond. */
 export function sandboxSentences(summary: SandboxSummary): string[] {
   const lines: string[] = []
-  if (summary.unsandboxed) lines.push(`UNSANDBOXED: runs were made without a sandbox (${summary.versions.join(', ')}); the agent could reach the project, the host and the network.`)
+  if (summary.unsandboxed)
+    lines.push(`UNSANDBOXED: runs were made without a sandbox (${summary.versions.join(', ')}); the agent could reach the project, the host and the network.`)
   else if (summary.versions.length > 0) lines.push(`sandbox: ${summary.versions.join(', ')}.`)
   if (summary.beyond.length > 0) {
     lines.push(`${summary.beyond.length} run(s) tried to reach beyond their sandbox (refused; a flag, not a verdict):`)

@@ -49,7 +49,9 @@ export function missingSummary(report: AnalysisReport): string | null {
   if (report.missing === 0) return null
   const whole = new Set(report.tasksWithoutRuns)
   const everywhere = new Set(report.seedsMissingEverywhere)
-  const rest = report.missingRuns.filter((gap) => !whole.has(gap.task)).flatMap((gap) => gap.seeds.filter((seed) => !everywhere.has(seed)).map((seed) => `${gap.task} › ${gap.arm} › seed ${seed}`))
+  const rest = report.missingRuns
+    .filter((gap) => !whole.has(gap.task))
+    .flatMap((gap) => gap.seeds.filter((seed) => !everywhere.has(seed)).map((seed) => `${gap.task} › ${gap.arm} › seed ${seed}`))
   const parts: string[] = []
   if (whole.size > 0) parts.push(`every run of task${whole.size > 1 ? 's' : ''} ${report.tasksWithoutRuns.join(', ')}`)
   if (everywhere.size > 0) parts.push(`seed ${formatSeeds(report.seedsMissingEverywhere)} of every${whole.size > 0 ? ' other' : ''} task and arm`)

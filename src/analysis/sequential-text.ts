@@ -14,8 +14,10 @@ export function designSentence(analysis: SequentialAnalysis): string {
 export function outcomeSentence(analysis: SequentialAnalysis): string {
   const stopped = stopPhrase(analysis)
   if (stopped !== null) {
-    return `${stopped}; ${analysis.skippedRuns} planned run(s) of the later tasks skipped, never run, never paid for` +
+    return (
+      `${stopped}; ${analysis.skippedRuns} planned run(s) of the later tasks skipped, never run, never paid for` +
       (analysis.recordedAfterStop > 0 ? `; ${analysis.recordedAfterStop} run(s) recorded after the stop are kept and not analysed` : '')
+    )
   }
   if (analysis.pendingLook !== null) return `waiting for look ${analysis.pendingLook} of ${analysis.design.looks.length}: its tasks' runs are not all recorded`
   return `ran to its last look (${analysis.design.looks.length} of ${analysis.design.looks.length})`
@@ -23,7 +25,8 @@ export function outcomeSentence(analysis: SequentialAnalysis): string {
 
 /** One look: V and p against the boundary, the repeated interval, the solve-rate margin, futility, the action. */
 export function lookSentence(look: LookResult): string {
-  const boundary = look.critical === null ? `no V can cross with ${look.n} non-zero difference(s)` : `stops at V ≤ ${formatNumber(look.critical, 1)} (nominal p ≤ ${formatP(look.nominalLevel)})`
+  const boundary =
+    look.critical === null ? `no V can cross with ${look.n} non-zero difference(s)` : `stops at V ≤ ${formatNumber(look.critical, 1)} (nominal p ≤ ${formatP(look.nominalLevel)})`
   const futility = look.futility === null ? '' : `; ${look.futility.rule} ${formatNumber(look.futility.value, 3)} vs ${formatNumber(look.futility.threshold, 3)}`
   return (
     `look ${look.look} of ${look.of} (${look.tasks} tasks): V = ${formatNumber(look.statistic, 1)}, p = ${formatP(look.p)}, ${boundary}; ` +

@@ -51,7 +51,13 @@ export interface LookResult extends SignedRankLook {
 
 /** The sequential part of an analysis. */
 export interface SequentialAnalysis {
-  readonly design: { readonly looks: readonly number[]; readonly fractions: readonly number[]; readonly spending: string; readonly futility: string | null; readonly binding: false }
+  readonly design: {
+    readonly looks: readonly number[]
+    readonly fractions: readonly number[]
+    readonly spending: string
+    readonly futility: string | null
+    readonly binding: false
+  }
   /** Every look taken, in order (the last taken is the one that stopped, or the final one). */
   readonly looks: readonly LookResult[]
   /** The look that stopped the experiment early, 1-based (null: not stopped early). */

@@ -41,7 +41,14 @@ export function listSkillChecks(checks: SkillChecks | null): SkillCheck[] {
   return [checks?.negativeControl, checks?.sanity, checks?.fullVsTarget].filter((check): check is SkillCheck => check != null)
 }
 
-function check(table: TaskArmTable, settings: AnalysisSettings, reference: string, arm: string, expectation: string, holds: (result: Omit<SkillCheck, 'expectation' | 'holds'>) => boolean): SkillCheck | null {
+function check(
+  table: TaskArmTable,
+  settings: AnalysisSettings,
+  reference: string,
+  arm: string,
+  expectation: string,
+  holds: (result: Omit<SkillCheck, 'expectation' | 'holds'>) => boolean,
+): SkillCheck | null {
   const pairs = pairTasks(table, reference, arm)
   if (pairs.length === 0) return null
   // Every r, infinite ones included: a free control that the arm made cost something is the largest increase, not a gap.
@@ -55,7 +62,10 @@ function check(table: TaskArmTable, settings: AnalysisSettings, reference: strin
     tasks: pairs.length,
     medianRelativeChange: interval.estimate,
     ci95: [interval.lower, interval.upper] as const,
-    pTwoSided: wilcoxonSignedRank(pairs.map((pair) => pair.d), { alternative: 'two-sided' }).p,
+    pTwoSided: wilcoxonSignedRank(
+      pairs.map((pair) => pair.d),
+      { alternative: 'two-sided' },
+    ).p,
     solved: { reference: pairs.filter((pair) => pair.control.solved).length, arm: pairs.filter((pair) => pair.treatment.solved).length },
   }
   return { ...result, expectation, holds: holds(result) }

@@ -64,7 +64,14 @@ export function summariseSweep(experiment: string, arms: readonly string[], reco
         ...aggregate(runs),
         perRun: runs.map((run) => {
           const dir = artifactsPath(run)
-          return { seed: run.seed, outcome: run.outcome, costUsd: run.costUsd, diff: `${dir}/diff.patch`, verifyStdout: `${dir}/oracle.stdout.txt`, verifyStderr: `${dir}/oracle.stderr.txt` }
+          return {
+            seed: run.seed,
+            outcome: run.outcome,
+            costUsd: run.costUsd,
+            diff: `${dir}/diff.patch`,
+            verifyStdout: `${dir}/oracle.stdout.txt`,
+            verifyStderr: `${dir}/oracle.stderr.txt`,
+          }
         }),
       }
     }

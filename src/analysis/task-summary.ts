@@ -45,9 +45,7 @@ function describe(record: RecordedRun): string {
 export function checkRecords(records: readonly RecordedRun[], settings: AnalysisSettings): void {
   const foreign = records.find((record) => record.experiment !== settings.experiment)
   if (foreign !== undefined) {
-    throw new DataError(
-      `${describe(foreign)} belongs to experiment "${foreign.experiment}", not "${settings.experiment}": analyse one experiment's runs at a time`,
-    )
+    throw new DataError(`${describe(foreign)} belongs to experiment "${foreign.experiment}", not "${settings.experiment}": analyse one experiment's runs at a time`)
   }
   const hashes = [...new Set(records.map((record) => record.specSha256))].sort()
   if (hashes.length > 1) {

@@ -42,10 +42,15 @@ type CheckOracle = Pick<OracleOptions, 'sandbox' | 'toolchain'>
 export async function checkOracle(): Promise<CheckOracle> {
   const exclude = [...new Set([process.cwd(), defaultWorkspaceRoot(), templateRoot()])]
   const toolchain = await oracleToolchain(process.env.PATH, exclude)
-  const sandboxed = await probeSandbox().then(() => true, () => false)
+  const sandboxed = await probeSandbox().then(
+    () => true,
+    () => false,
+  )
   return {
     toolchain,
-    ...(sandboxed ? { sandbox: { readOnly: [...new Set([...toolchainMounts(toolchain.path, exclude), ...Object.values(toolchain.binaries).map((file) => path.dirname(file))])] } } : {}),
+    ...(sandboxed
+      ? { sandbox: { readOnly: [...new Set([...toolchainMounts(toolchain.path, exclude), ...Object.values(toolchain.binaries).map((file) => path.dirname(file))])] } }
+      : {}),
   }
 }
 

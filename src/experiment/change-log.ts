@@ -75,6 +75,6 @@ export function checkChangeLog(check: ChangeLogCheck): void {
       `\nA pre-registered experiment changes under recorded runs only with a record of why. Either restore the spec to resume, ` +
       `or add an entry to the change log in ${check.file}, dated on or after the last recorded run${check.lastRunDate === null ? '' : ` (${check.lastRunDate})`}:\n` +
       `  preregistration: { changes: [ …, { date: '${date}', change: ${JSON.stringify(first)}, reason: '…' } ] }\n` +
-      'The runs recorded under the earlier spec are kept and never pooled with the new ones: the analysis uses the current spec\'s runs only.',
+      "The runs recorded under the earlier spec are kept and never pooled with the new ones: the analysis uses the current spec's runs only.",
   )
 }

@@ -45,9 +45,7 @@ export function normaliseExperiment(spec: Experiment): Record<string, unknown> {
 
 /** Hashes files (absolute paths) into a manifest keyed by their path relative to `root`. */
 export async function hashFiles(root: string, files: readonly string[]): Promise<Record<string, string>> {
-  const entries = await Promise.all(
-    files.map(async (file) => [path.relative(root, file).split(path.sep).join('/'), sha256(await readFile(file))] as const),
-  )
+  const entries = await Promise.all(files.map(async (file) => [path.relative(root, file).split(path.sep).join('/'), sha256(await readFile(file))] as const))
   return Object.fromEntries(entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
 }
 

@@ -6,9 +6,7 @@ import { z } from 'zod'
  * default) and normalised with defaults, so the spec hash covers what runs.
  */
 
-const name = z
-  .string()
-  .regex(/^[a-z0-9][a-z0-9-]*$/, 'lowercase letters, digits and dashes (it names a Vitest project and a folder)')
+const name = z.string().regex(/^[a-z0-9][a-z0-9-]*$/, 'lowercase letters, digits and dashes (it names a Vitest project and a folder)')
 
 /** Which agent runs, and how. Adapters validate their own `options`. */
 export const AgentSpecSchema = z.strictObject({
@@ -103,7 +101,10 @@ export const SkillsSpecSchema = z.strictObject({
   /** Where skills go in the workspace (default: the folder the agent reads, e.g. `.claude/skills`). */
   dir: z.string().min(1).optional(),
   /** The conditions to run (default: all of them). */
-  conditions: z.array(z.enum(SKILL_CONDITIONS)).min(2).default([...SKILL_CONDITIONS]),
+  conditions: z
+    .array(z.enum(SKILL_CONDITIONS))
+    .min(2)
+    .default([...SKILL_CONDITIONS]),
   /** For `target_plus_one`: each target skill's related skill. */
   related: z.record(z.string(), z.string()).default({}),
   /** For `target_plus_unrelated`: each target skill's unrelated skill (default: the task's irrelevant_skill). */
@@ -140,22 +141,23 @@ export const SequentialSchema = z
     spending: SpendingSchema.default('obrien-fleming'),
     /** Stop for futility at an interim look: by β-spending under the design effect, or when the conditional power falls below a level. */
     futility: z
-      .union([
-        z.strictObject({ spending: SpendingSchema, beta: z.number().gt(0).lt(1).optional() }),
-        z.strictObject({ conditionalPower: z.number().gt(0).lt(1) }),
-      ])
+      .union([z.strictObject({ spending: SpendingSchema, beta: z.number().gt(0).lt(1).optional() }), z.strictObject({ conditionalPower: z.number().gt(0).lt(1) })])
       .optional(),
     /** Futility is non-binding: the efficacy boundaries are computed as if it never stopped, so ignoring it keeps α. */
-    binding: z.literal(false, { error: 'binding futility is not supported: the boundaries are computed as if futility never stopped (non-binding), so set binding: false or leave it out' }).default(false),
+    binding: z
+      .literal(false, { error: 'binding futility is not supported: the boundaries are computed as if futility never stopped (non-binding), so set binding: false or leave it out' })
+      .default(false),
   })
   .superRefine((design, ctx) => {
     const { looks } = design
     const fractions = looks.every((look) => look <= 1)
     looks.forEach((look, i) => {
       if (i > 0 && !(look > looks[i - 1]!)) ctx.addIssue({ code: 'custom', path: ['looks', i], message: `looks must increase (${looks.join(', ')})` })
-      if (!fractions && !Number.isInteger(look)) ctx.addIssue({ code: 'custom', path: ['looks', i], message: `${look} is neither a fraction of the planned tasks (all looks ≤ 1) nor a task count (a whole number)` })
+      if (!fractions && !Number.isInteger(look))
+        ctx.addIssue({ code: 'custom', path: ['looks', i], message: `${look} is neither a fraction of the planned tasks (all looks ≤ 1) nor a task count (a whole number)` })
     })
-    if (fractions && looks.at(-1) !== 1) ctx.addIssue({ code: 'custom', path: ['looks', looks.length - 1], message: 'the last look is at all the planned tasks: end the fractions with 1' })
+    if (fractions && looks.at(-1) !== 1)
+      ctx.addIssue({ code: 'custom', path: ['looks', looks.length - 1], message: 'the last look is at all the planned tasks: end the fractions with 1' })
   })
 export type Sequential = z.infer<typeof SequentialSchema>
 
@@ -226,7 +228,11 @@ export const PreregistrationSchema = z
     preregistration.changes.forEach((entry, index) => {
       const before = preregistration.changes[index - 1]
       if (before !== undefined && entry.date < before.date) {
-        ctx.addIssue({ code: 'custom', path: ['changes', index, 'date'], message: `${entry.date} is before the entry above it (${before.date}): the change log is in date order, oldest first` })
+        ctx.addIssue({
+          code: 'custom',
+          path: ['changes', index, 'date'],
+          message: `${entry.date} is before the entry above it (${before.date}): the change log is in date order, oldest first`,
+        })
       }
     })
   })
@@ -240,7 +246,13 @@ export const ExperimentSchema = z
     description: z.string().optional(),
     stage: StageSchema.default('pilot'),
     tasks: z
-      .union([z.string().min(1).transform((dir): z.output<typeof TaskSelectionSchema> => ({ dir })), TaskSelectionSchema])
+      .union([
+        z
+          .string()
+          .min(1)
+          .transform((dir): z.output<typeof TaskSelectionSchema> => ({ dir })),
+        TaskSelectionSchema,
+      ])
       .default({ dir: '.' }),
     agent: AgentSpecSchema,
     /** The arms (for a skill experiment: overrides of its generated conditions, by condition name). */
@@ -284,7 +296,14 @@ export const ExperimentSchema = z
       .union([
         z.literal('none'),
         z.strictObject({
-          allow: z.array(z.string().min(1).regex(/^[A-Za-z0-9*.:[\]-]+$/, 'a host name, *.domain or host:port')).default([]),
+          allow: z
+            .array(
+              z
+                .string()
+                .min(1)
+                .regex(/^[A-Za-z0-9*.:[\]-]+$/, 'a host name, *.domain or host:port'),
+            )
+            .default([]),
           limits: SandboxLimitsSchema.prefault({}),
         }),
       ])

@@ -14,11 +14,15 @@ export function lookTaskCounts(design: Pick<Sequential, 'looks'>, plannedTasks: 
   const looks = design.looks.map((look) => (fractions ? Math.max(1, Math.ceil(look * plannedTasks - 1e-9)) : look))
   looks.forEach((tasks, i) => {
     if (i > 0 && tasks <= looks[i - 1]!) {
-      throw new SpecError(`decision.sequential.looks: looks ${i} and ${i + 1} fall on the same task count (${tasks} of ${plannedTasks} planned tasks): take fewer looks or more tasks`)
+      throw new SpecError(
+        `decision.sequential.looks: looks ${i} and ${i + 1} fall on the same task count (${tasks} of ${plannedTasks} planned tasks): take fewer looks or more tasks`,
+      )
     }
   })
   if (looks.at(-1) !== plannedTasks) {
-    throw new SpecError(`decision.sequential.looks: the last look is at ${looks.at(-1)} tasks, but the plan has ${plannedTasks}: end the looks at ${plannedTasks} (or 1, as a fraction)`)
+    throw new SpecError(
+      `decision.sequential.looks: the last look is at ${looks.at(-1)} tasks, but the plan has ${plannedTasks}: end the looks at ${plannedTasks} (or 1, as a fraction)`,
+    )
   }
   return looks
 }

@@ -20,12 +20,28 @@ const SCRIPT = /\.(?:[cm]?[jt]sx?)$/
 const PYTHON = /\.py$/
 
 const PATTERNS: readonly Pattern[] = [
-  { name: 'replaces node:assert', files: SCRIPT, line: /\b(?:assert|strict)\s*\.\s*(?:ok|equal|strictEqual|deepEqual|deepStrictEqual|notEqual|notStrictEqual|throws|rejects|match|fail)\s*=[^=]/ },
+  {
+    name: 'replaces node:assert',
+    files: SCRIPT,
+    line: /\b(?:assert|strict)\s*\.\s*(?:ok|equal|strictEqual|deepEqual|deepStrictEqual|notEqual|notStrictEqual|throws|rejects|match|fail)\s*=[^=]/,
+  },
   { name: 'replaces node:assert', files: SCRIPT, line: /require\(\s*['"](?:node:)?assert(?:\/strict)?['"]\s*\)\s*\.\s*\w+\s*=[^=]/ },
   { name: 'replaces node:assert', files: SCRIPT, line: /\b(?:mock\.module|vi\.mock|jest\.mock)\(\s*['"](?:node:)?assert/ },
-  { name: 'replaces expect', files: SCRIPT, line: /\b(?:globalThis|global|window)\s*\.\s*expect\s*=[^=]|\bexpect\s*\.\s*(?:extend|toBe|toEqual)\s*=[^=]|\b(?:vi|jest)\.mock\(\s*['"](?:vitest|@jest\/globals|expect)['"]/ },
-  { name: 'monkeypatches the test runner', files: SCRIPT, line: /\bModule\s*\.\s*(?:_load|_resolveFilename|prototype\s*\.\s*require)\s*=[^=]|require\(\s*['"](?:node:)?test['"]\s*\)\s*\.\s*\w+\s*=[^=]|\bprocess\s*\.\s*exitCode\s*=\s*0\b|\bprocess\s*\.\s*(?:on|once)\(\s*['"](?:exit|beforeExit)['"]/ },
-  { name: 'monkeypatches the test runner', files: PYTHON, line: /\bunittest\s*\.\s*TestCase\s*\.\s*\w+\s*=[^=]|\b(?:_pytest|pytest)\s*\.\s*\w+(?:\s*\.\s*\w+)*\s*=[^=]|\bsys\s*\.\s*(?:exit|excepthook)\s*=[^=]|\bbuiltins\s*\.\s*\w+\s*=[^=]/ },
+  {
+    name: 'replaces expect',
+    files: SCRIPT,
+    line: /\b(?:globalThis|global|window)\s*\.\s*expect\s*=[^=]|\bexpect\s*\.\s*(?:extend|toBe|toEqual)\s*=[^=]|\b(?:vi|jest)\.mock\(\s*['"](?:vitest|@jest\/globals|expect)['"]/,
+  },
+  {
+    name: 'monkeypatches the test runner',
+    files: SCRIPT,
+    line: /\bModule\s*\.\s*(?:_load|_resolveFilename|prototype\s*\.\s*require)\s*=[^=]|require\(\s*['"](?:node:)?test['"]\s*\)\s*\.\s*\w+\s*=[^=]|\bprocess\s*\.\s*exitCode\s*=\s*0\b|\bprocess\s*\.\s*(?:on|once)\(\s*['"](?:exit|beforeExit)['"]/,
+  },
+  {
+    name: 'monkeypatches the test runner',
+    files: PYTHON,
+    line: /\bunittest\s*\.\s*TestCase\s*\.\s*\w+\s*=[^=]|\b(?:_pytest|pytest)\s*\.\s*\w+(?:\s*\.\s*\w+)*\s*=[^=]|\bsys\s*\.\s*(?:exit|excepthook)\s*=[^=]|\bbuiltins\s*\.\s*\w+\s*=[^=]/,
+  },
   { name: 'process.exit at module scope', files: SCRIPT, line: /^process\s*\.\s*(?:exit|reallyExit|abort)\s*\(/ },
   { name: 'os._exit at module scope', files: PYTHON, line: /^(?:os\s*\.\s*_exit|sys\s*\.\s*exit)\s*\(/ },
   { name: 'pytest hook outside the tests', files: PYTHON, line: /^def\s+pytest_\w+\s*\(|^pytest_plugins\s*=/ },

@@ -117,7 +117,7 @@ export function readSecondChannel(framework: CanaryFramework, output: { readonly
  */
 export function compareChannels(results: JUnitResults, channel: ReadonlyMap<string, TestStatus>, listed: readonly string[], exitCode: number | null): string[] {
   const problems: string[] = []
-  if (channel.size === 0) return ['the runner\'s own stream names no test, though its report does']
+  if (channel.size === 0) return ["the runner's own stream names no test, though its report does"]
   for (const id of listed) {
     const reported = results.tests.get(id) ?? 'absent'
     const streamed = channel.get(id) ?? 'absent'

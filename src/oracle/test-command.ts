@@ -33,11 +33,7 @@ export function checkTestCommand(template: string, where: string): void {
 
 /** The command line with `{tests}` and `{junit}` filled in. */
 export function fillTestCommand(template: string, testFiles: readonly string[], junitFile: string): string {
-  return template
-    .split(TESTS_PLACEHOLDER)
-    .join(testFiles.map(shellQuote).join(' '))
-    .split(JUNIT_PLACEHOLDER)
-    .join(shellQuote(junitFile))
+  return template.split(TESTS_PLACEHOLDER).join(testFiles.map(shellQuote).join(' ')).split(JUNIT_PLACEHOLDER).join(shellQuote(junitFile))
 }
 
 /**

@@ -46,7 +46,10 @@ export async function runVerifyScript(task: FolderTask, workspace: Workspace, op
   }
 }
 
-const sha256 = async (file: string) => createHash('sha256').update(await readFile(file)).digest('hex')
+const sha256 = async (file: string) =>
+  createHash('sha256')
+    .update(await readFile(file))
+    .digest('hex')
 
 async function verifyIn(task: FolderTask, workspace: Workspace, options: OracleOptions, note: string): Promise<OracleJudgement> {
   const privateDir = await mkdtemp(path.join(os.tmpdir(), 'task-outcome-verify-'))
@@ -84,7 +87,13 @@ async function verifyWith(task: FolderTask, script: string, workspace: Workspace
         })
   const result = await runProcess(
     { file: options.sandbox === undefined ? (options.toolchain?.binaries.bash ?? 'bash') : '/bin/bash', args: [options.sandbox === undefined ? script : task.verifyScript] },
-    { cwd: options.sandbox === undefined ? workspace.dir : workspace.agentDir, env, timeoutMs: options.timeoutMs, ...(options.signal === undefined ? {} : { signal: options.signal }), sandbox },
+    {
+      cwd: options.sandbox === undefined ? workspace.dir : workspace.agentDir,
+      env,
+      timeoutMs: options.timeoutMs,
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+      sandbox,
+    },
   )
   const verifyExit = result.timedOut ? VERIFY_TIMEOUT_EXIT : (result.exitCode ?? 1)
   return { solved: verifyExit === 0, oracle: { verifyExit }, stdout: result.stdout, stderr: `${note}${result.stderr}` }

@@ -40,10 +40,13 @@ export function readAnchor(runsFile: string): Anchor | undefined {
   try {
     value = JSON.parse(readFileSync(file, 'utf8'))
   } catch (error) {
-    throw new DataError(`${file}: not valid JSON (${(error as Error).message}): the recorder writes it whole, so it was edited. Restore it from a copy, together with its runs.jsonl.`)
+    throw new DataError(
+      `${file}: not valid JSON (${(error as Error).message}): the recorder writes it whole, so it was edited. Restore it from a copy, together with its runs.jsonl.`,
+    )
   }
   const parsed = AnchorSchema.safeParse(value)
-  if (!parsed.success) throw new DataError(`${file}: not an anchor of a runs file (${parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ')})`)
+  if (!parsed.success)
+    throw new DataError(`${file}: not an anchor of a runs file (${parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ')})`)
   return parsed.data
 }
 
@@ -84,7 +87,9 @@ export function checkAnchor(runsFile: string, head: ChainHead, anchor: Anchor, r
     )
   }
   if (head.lines < anchor.lines) {
-    throw new DataError(`${runsFile}:${head.lines + 1}: line(s) ${head.lines + 1}–${anchor.lines} were removed from the end: the recorder wrote ${anchor.lines} line(s) (${at}). ${restore}`)
+    throw new DataError(
+      `${runsFile}:${head.lines + 1}: line(s) ${head.lines + 1}–${anchor.lines} were removed from the end: the recorder wrote ${anchor.lines} line(s) (${at}). ${restore}`,
+    )
   }
   throw new DataError(`${runsFile}:${head.lines}: the last line was changed after the recorder wrote it (${at} holds its SHA-256 ${anchor.sha256.slice(0, 12)}…). ${restore}`)
 }

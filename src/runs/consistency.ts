@@ -26,7 +26,8 @@ export function contradictions(record: RecordedRun): string[] {
       if (failToPass.passed > failToPass.total || passToPass.passed > passToPass.total) found.push('the oracle counts more tests passed than listed')
       else if (notPassing !== failing.length) found.push(`the oracle lists ${failing.length} failing test(s) but its counts leave ${notPassing} not passing`)
       const allPassed = notPassing === 0 && failing.length === 0 && failToPass.total > 0
-      if (record.solved && !allPassed) found.push(`solved, but the oracle has FAIL_TO_PASS ${failToPass.passed}/${failToPass.total}, PASS_TO_PASS ${passToPass.passed}/${passToPass.total}`)
+      if (record.solved && !allPassed)
+        found.push(`solved, but the oracle has FAIL_TO_PASS ${failToPass.passed}/${failToPass.total}, PASS_TO_PASS ${passToPass.passed}/${passToPass.total}`)
       if (record.outcome === 'unsolved' && allPassed) found.push('unsolved, but every FAIL_TO_PASS and PASS_TO_PASS test passed')
     }
   }

@@ -48,7 +48,6 @@ export interface RunContext extends RunIdentity {
 }
 
 export type { TrialResult } from './record.ts'
-export { experimentToolchain } from './scope.ts'
 
 /** `task › arm › seed N`, as messages name a run. */
 function runLabel(context: Pick<RunContext, 'task' | 'arm' | 'seed'>): string {

@@ -83,9 +83,7 @@ export async function prepareLoadedExperiment(experiment: LoadedExperiment): Pro
     { ...(spec.tasks.include === undefined ? {} : { include: spec.tasks.include }), ...(spec.tasks.first === undefined ? {} : { first: spec.tasks.first }) },
     experiment.root,
   )
-  const armFiles = await Promise.all(
-    Object.values(spec.arms).flatMap((arm) => Object.values(arm.setup.files).map((source) => filesBelow(path.resolve(experiment.dir, source)))),
-  )
+  const armFiles = await Promise.all(Object.values(spec.arms).flatMap((arm) => Object.values(arm.setup.files).map((source) => filesBelow(path.resolve(experiment.dir, source)))))
   const skillFiles = await checkSkills(experiment, tasks)
   const documentFiles = preregistrationDocument(experiment)
   const files = [...new Set([...tasks.flatMap((task) => task.files), ...armFiles.flat(), ...skillFiles, ...documentFiles])]
@@ -114,7 +112,7 @@ function preregistrationDocument(experiment: LoadedExperiment): string[] {
   if (!existsSync(file) || !statSync(file).isFile()) {
     throw new SpecError(
       `${path.relative(experiment.root, experiment.file)}: field preregistration.document: ${path.relative(experiment.root, file)} is not a file ` +
-        '(the path is relative to the experiment file\'s folder). Commit the pre-registration document before the first run.',
+        "(the path is relative to the experiment file's folder). Commit the pre-registration document before the first run.",
     )
   }
   return [file]
@@ -153,9 +151,7 @@ export function checkRecordedRuns(prepared: PreparedExperiment, records: readonl
   const specFile = path.relative(experiment.root, specFilePath(experiment.outDir))
   const foreign = records.find((record) => record.experiment !== experiment.spec.name)
   if (foreign !== undefined) {
-    throw new SpecError(
-      `${runsFile} holds runs of experiment "${foreign.experiment}", not "${experiment.spec.name}". Give each experiment its own output folder.`,
-    )
+    throw new SpecError(`${runsFile} holds runs of experiment "${foreign.experiment}", not "${experiment.spec.name}". Give each experiment its own output folder.`)
   }
   if (records.length === 0) return
   const recorded = readRecordedSpec(experiment.outDir)

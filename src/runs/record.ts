@@ -245,8 +245,7 @@ export function buildRecord(run: RunIdentity, trial: TrialResult, retries: Harne
     changedFiles: trial.changedFiles,
     goldFileTouched: trial.goldFileTouched,
     oracle: trial.judgement.oracle,
-    manipulation:
-      armSpec.hooks.length === 0 ? null : { hookPromptsRecorded: fired?.UserPromptSubmit ?? 0, hookEditsRecorded: fired?.PostToolUse ?? 0 },
+    manipulation: armSpec.hooks.length === 0 ? null : { hookPromptsRecorded: fired?.UserPromptSubmit ?? 0, hookEditsRecorded: fired?.PostToolUse ?? 0 },
     versions: { ...trial.versions },
     sandbox: trial.sandbox === null ? null : { denied: trial.sandbox.denied, examples: trial.sandbox.examples.slice(0, 5), egress: [...trial.sandbox.egress] },
     limit,

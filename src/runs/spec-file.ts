@@ -35,7 +35,8 @@ function checkPlan(plan: readonly PlannedRun[], file: string): void {
   const seen = new Set<string>()
   plan.forEach((run, index) => {
     const key = `${run.task}\u0000${run.arm}\u0000${run.seed}`
-    if (seen.has(key)) throw new DataError(`${file}: field plan.${index}: ${caseName(run)} is planned twice; the plan is corrupt (restore spec.json from version control or a backup)`)
+    if (seen.has(key))
+      throw new DataError(`${file}: field plan.${index}: ${caseName(run)} is planned twice; the plan is corrupt (restore spec.json from version control or a backup)`)
     seen.add(key)
     if (run.order !== index) throw new DataError(`${file}: field plan.${index}.order: ${run.order}, expected ${index}; the plan is corrupt (restore spec.json)`)
   })

@@ -97,14 +97,14 @@ function parseChained(text: string, file: string, plan?: readonly PlannedRun[]):
     const key = `${record.specSha256}\u0000${runKey(record)}`
     const earlier = seen.get(key)
     if (earlier !== undefined) {
-      throw new DataError(
-        `${at}: ${record.task} › ${record.arm} › seed ${record.seed} is already recorded on line ${earlier}: one run is recorded once. ${RESTORE}`,
-      )
+      throw new DataError(`${at}: ${record.task} › ${record.arm} › seed ${record.seed} is already recorded on line ${earlier}: one run is recorded once. ${RESTORE}`)
     }
     seen.set(key, index + 1)
     const found = contradictions(record)
     if (found.length > 0) {
-      throw new DataError(`${at}: ${record.task} › ${record.arm} › seed ${record.seed} contradicts itself (${found.join('; ')}): the harness never writes such a record. ${RESTORE}`)
+      throw new DataError(
+        `${at}: ${record.task} › ${record.arm} › seed ${record.seed} contradicts itself (${found.join('; ')}): the harness never writes such a record. ${RESTORE}`,
+      )
     }
     records.push(record)
     previous = lineSha256(line)

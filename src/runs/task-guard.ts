@@ -104,7 +104,11 @@ function expectedTemplate(task: Task): Promise<Map<string, Entry>> {
 const sealedTemplates = new Map<string, StatSeal>()
 
 function tampered(message: string): HarnessFailure {
-  return new HarnessFailure('tampered', `${message}. The experiment stops; this run is not recorded. Restore the file (or, for a template, remove it: it is exported again) and find what wrote it.`, { retryable: false })
+  return new HarnessFailure(
+    'tampered',
+    `${message}. The experiment stops; this run is not recorded. Restore the file (or, for a template, remove it: it is exported again) and find what wrote it.`,
+    { retryable: false },
+  )
 }
 
 function firstDifference(actual: ReadonlyMap<string, Entry>, expected: ReadonlyMap<string, Entry>): string | undefined {
@@ -153,7 +157,9 @@ export class TaskGuard {
       const info = await lstat(file, { bigint: true }).catch(() => undefined)
       if (info === undefined) continue
       ctimes.set(relative, info.ctimeNs)
-      hashes[relative] = createHash('sha256').update(await readFile(file)).digest('hex')
+      hashes[relative] = createHash('sha256')
+        .update(await readFile(file))
+        .digest('hex')
     }
     return { hashes, ctimes }
   }
@@ -162,7 +168,8 @@ export class TaskGuard {
     const { hashes, ctimes } = await TaskGuard.#hashFiles(this.#task, this.#root)
     for (const [file, sha] of Object.entries(this.#expected)) {
       if (hashes[file] === undefined) throw tampered(`${this.#task.id}: ${when}, task file ${file} is missing`)
-      if (hashes[file] !== sha) throw tampered(`${this.#task.id}: ${when}, task file ${file} differs from the spec manifest (SHA-256 ${hashes[file]!.slice(0, 12)}…, locked ${sha.slice(0, 12)}…)`)
+      if (hashes[file] !== sha)
+        throw tampered(`${this.#task.id}: ${when}, task file ${file} differs from the spec manifest (SHA-256 ${hashes[file]!.slice(0, 12)}…, locked ${sha.slice(0, 12)}…)`)
     }
     return ctimes
   }
@@ -248,7 +255,9 @@ export class TaskGuard {
     if (difference !== undefined) throw tampered(`${this.#task.id}: ${when}, its template ${dir} ${since}: ${difference}`)
     const during = seal.movedIn(now).find((entry) => entry.ctimeMs >= this.#startedAtMs - RACY_MARGIN_MS)
     if (during !== undefined) {
-      throw tampered(`${this.#task.id}: ${when}, template entry ${during.path === '' ? '.' : during.path} was written during the run (its change time moved), even if its content is back`)
+      throw tampered(
+        `${this.#task.id}: ${when}, template entry ${during.path === '' ? '.' : during.path} was written during the run (its change time moved), even if its content is back`,
+      )
     }
     // Changed before this run began and put back since: the content is what it was made from, and stood still during the run.
     if (!now.racy) sealedTemplates.set(key, now)

@@ -70,11 +70,7 @@ export function checkVersions(recorded: Partial<Versions> | undefined, current: 
  * recorded versions, with the test runner of the task's recorded runs (the
  * runner belongs to the task, not the arm). Undefined when nothing is recorded.
  */
-export function recordedVersionsFor(
-  byArm: Readonly<Record<string, Versions>>,
-  arm: string,
-  taskTestRunner: string | null | undefined,
-): Partial<Versions> | undefined {
+export function recordedVersionsFor(byArm: Readonly<Record<string, Versions>>, arm: string, taskTestRunner: string | null | undefined): Partial<Versions> | undefined {
   const armVersions = byArm[arm]
   if (armVersions === undefined && taskTestRunner === undefined) return undefined
   const { testRunner: _armRunner, ...rest } = armVersions ?? {}

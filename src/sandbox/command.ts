@@ -39,9 +39,7 @@ function systemMounts(): string[] {
 
 /** The sh script that starts the network bridges inside, waits until they listen, then execs the command. */
 function bridgeScript(bridges: ReadonlyArray<{ readonly port: number; readonly socket: string }>): string {
-  const lines = bridges.map(
-    ({ port, socket }) => `socat TCP-LISTEN:${port},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:${SANDBOX_SOCKET_DIR}/${socket} 2>/dev/null &`,
-  )
+  const lines = bridges.map(({ port, socket }) => `socat TCP-LISTEN:${port},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:${SANDBOX_SOCKET_DIR}/${socket} 2>/dev/null &`)
   const hex = bridges.map(({ port }) => port.toString(16).toUpperCase().padStart(4, '0'))
   const wait = hex.map((h) => `i=0; until grep -q ':${h} 00000000:0000 0A' /proc/net/tcp; do i=$((i+1)); [ $i -gt 500 ] && break; sleep 0.01; done`)
   return [...lines, ...wait, 'exec "$@"'].join('\n')
@@ -119,7 +117,10 @@ export function sandboxCommandLine(spec: SandboxSpec, command: SandboxedCommand)
     writable.push(spec.network.socketDir)
     binds.push({ flag: '--ro-bind', source: spec.network.socketDir, target: SANDBOX_SOCKET_DIR })
   }
-  handOver(writable.filter((dir) => existsSync(dir)), identity)
+  handOver(
+    writable.filter((dir) => existsSync(dir)),
+    identity,
+  )
   const staged: string[] = []
   if (identity !== null) {
     for (const bind of binds) {
@@ -168,15 +169,23 @@ export function sandboxCommandLine(spec: SandboxSpec, command: SandboxedCommand)
   bwrap.push('--chdir', command.cwd)
   const file = path.isAbsolute(command.file) && existsSync(command.file) ? realpathSync(command.file) : command.file
   if (spec.network !== 'none') {
-    const bridges = [
-      ...spec.network.loopbackPorts.map((port) => ({ port, socket: `${port}.sock` })),
-      { port: spec.network.proxyPort, socket: PROXY_SOCKET },
-    ]
+    const bridges = [...spec.network.loopbackPorts.map((port) => ({ port, socket: `${port}.sock` })), { port: spec.network.proxyPort, socket: PROXY_SOCKET }]
     bwrap.push('--', ...inner, '/bin/sh', '-c', bridgeScript(bridges), 'sandbox', file, ...command.args)
   } else {
     bwrap.push('--', ...inner, file, ...command.args)
   }
-  const prelude = ['/bin/sh', '-c', PRELUDE, 'sandbox-prelude', staged.length === 0 ? '' : stagingDir(), String(staged.length), ...staged, filter ?? '', String(cgroup.length), ...cgroup]
+  const prelude = [
+    '/bin/sh',
+    '-c',
+    PRELUDE,
+    'sandbox-prelude',
+    staged.length === 0 ? '' : stagingDir(),
+    String(staged.length),
+    ...staged,
+    filter ?? '',
+    String(cgroup.length),
+    ...cgroup,
+  ]
   const started = [...prelude, ...asSandboxIdentity(identity), 'bwrap', ...bwrap]
   const isolated = staged.length === 0 ? started : ['unshare', '--mount', '--propagation', 'private', '--', ...started]
   if (spec.overlay === undefined) return { file: isolated[0]!, args: isolated.slice(1) }

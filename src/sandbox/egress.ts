@@ -21,7 +21,8 @@ export interface EgressEntry {
   readonly modelApi: boolean
 }
 
-const MODEL_PATH = /\/(?:v\d+[a-z0-9]*\/)?(?:embeddings|embed|messages|chat\/completions|completions|responses|rerank)(?:[/?]|$)|:(?:generateContent|streamGenerateContent|embedContent|batchEmbedContents)(?:[/?]|$)/
+const MODEL_PATH =
+  /\/(?:v\d+[a-z0-9]*\/)?(?:embeddings|embed|messages|chat\/completions|completions|responses|rerank)(?:[/?]|$)|:(?:generateContent|streamGenerateContent|embedContent|batchEmbedContents)(?:[/?]|$)/
 
 /** Whether the price table knows `host` as a model provider's API. */
 export function knownModelHost(host: string): boolean {

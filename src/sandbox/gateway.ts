@@ -92,7 +92,13 @@ export class MeteringGateway {
   }
 }
 
-function forward(upstream: URL, extra: Readonly<Record<string, string>>, request: http.IncomingMessage, response: http.ServerResponse, done: (exchange: GatewayExchange) => void): void {
+function forward(
+  upstream: URL,
+  extra: Readonly<Record<string, string>>,
+  request: http.IncomingMessage,
+  response: http.ServerResponse,
+  done: (exchange: GatewayExchange) => void,
+): void {
   const method = request.method ?? 'GET'
   const requestPath = request.url ?? '/'
   const headers: http.OutgoingHttpHeaders = {}
@@ -139,7 +145,8 @@ function forward(upstream: URL, extra: Readonly<Record<string, string>>, request
   )
   outgoing.once('error', (error) => {
     done({ method, path: requestPath, status: null, usage: null })
-    if (!response.headersSent) response.writeHead(502, { 'content-type': 'text/plain' }).end(`task-outcome metering gateway: the model provider could not be reached (${error.message})\n`)
+    if (!response.headersSent)
+      response.writeHead(502, { 'content-type': 'text/plain' }).end(`task-outcome metering gateway: the model provider could not be reached (${error.message})\n`)
     else response.destroy()
   })
   request.once('aborted', () => outgoing.destroy())

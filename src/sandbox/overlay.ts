@@ -51,9 +51,13 @@ const UNSAFE = /[,:\\\n]/
 function checkPath(label: string, dir: string): void {
   if (!path.isAbsolute(dir)) throw new HarnessFailure('setup', `overlay ${label} must be an absolute path: ${dir}`, { retryable: false })
   if (UNSAFE.test(dir)) {
-    throw new HarnessFailure('setup', `overlay ${label} ${dir} holds a comma, colon or backslash, which overlayfs cannot mount: set TASK_OUTCOME_WORKDIR / TASK_OUTCOME_TEMPLATES to plain paths`, {
-      retryable: false,
-    })
+    throw new HarnessFailure(
+      'setup',
+      `overlay ${label} ${dir} holds a comma, colon or backslash, which overlayfs cannot mount: set TASK_OUTCOME_WORKDIR / TASK_OUTCOME_TEMPLATES to plain paths`,
+      {
+        retryable: false,
+      },
+    )
   }
 }
 
@@ -89,7 +93,11 @@ export async function mountOverlay(layers: OverlayLayers, options: OverlayOption
   checkPath('mount point', layers.target)
   const disk = options.diskMb === undefined ? undefined : path.dirname(layers.upper)
   if (disk !== undefined && (path.dirname(layers.work) !== disk || layers.target.startsWith(`${disk}/`))) {
-    throw new HarnessFailure('setup', `overlay with a disk limit: upper and work must share a folder that does not hold the mount point (${layers.upper}, ${layers.work}, ${layers.target})`, { retryable: false })
+    throw new HarnessFailure(
+      'setup',
+      `overlay with a disk limit: upper and work must share a folder that does not hold the mount point (${layers.upper}, ${layers.work}, ${layers.target})`,
+      { retryable: false },
+    )
   }
   await Promise.all([mkdir(layers.upper, { recursive: true }), mkdir(layers.work, { recursive: true }), mkdir(layers.target, { recursive: true })])
   const identity = sandboxIdentity()
@@ -99,9 +107,7 @@ export async function mountOverlay(layers: OverlayLayers, options: OverlayOption
   // As root, a mount namespace of root's own: the sandbox uid (identity.ts) owns the template and writes the upper layer.
   const namespaces = identity === null ? ['--user', '--map-root-user', '--mount'] : ['--mount', '--propagation', 'private']
   const diskArgs =
-    disk === undefined
-      ? ['', '', '', '', '']
-      : [String(options.diskMb! * 1024 * 1024), disk, layers.upper, layers.work, identity === null ? '' : `${identity.uid}:${identity.gid}`]
+    disk === undefined ? ['', '', '', '', ''] : [String(options.diskMb! * 1024 * 1024), disk, layers.upper, layers.work, identity === null ? '' : `${identity.uid}:${identity.gid}`]
   const holder: ChildProcess = spawn('unshare', [...namespaces, '--', '/bin/sh', '-c', HOLDER, mountOptions, layers.target, ...diskArgs], {
     stdio: ['pipe', 'pipe', 'pipe'],
     env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' },

@@ -58,7 +58,7 @@ async function probe(): Promise<SandboxInfo> {
   const trial = await tryRun('bwrap', ['--ro-bind', '/', '/', '--unshare-all', '--die-with-parent', '--new-session', '--dev', '/dev', '--proc', '/proc', 'true'])
   if (!trial.ok) throw unavailable(`bubblewrap cannot make namespaces here (unprivileged user namespaces disabled?): ${trial.out.split('\n')[0]}`)
   const socat = await tryRun('socat', ['-V'])
-  if (socat.missing) throw unavailable('socat (the sandbox\'s network bridge) is not installed')
+  if (socat.missing) throw unavailable("socat (the sandbox's network bridge) is not installed")
   const userns = await tryRun('unshare', ['--user', '--map-root-user', '--mount', 'true'])
   if (!userns.ok) throw unavailable(`\`unshare --user --map-root-user --mount\` fails (the workspace overlay needs it): ${userns.out.split('\n')[0]}`)
   return { name: 'bubblewrap', version: number }

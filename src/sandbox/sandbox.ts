@@ -130,10 +130,7 @@ export class RunSandbox implements ProcessEnvironment {
  * no network, the given folders writable and read-only, optionally inside an overlay.
  */
 export function isolatedCommandLine(spec: Omit<SandboxSpec, 'network'>, command: SandboxedCommand): { file: string; args: string[] } {
-  return sandboxCommandLine(
-    { ...spec, readOnly: [...spec.readOnly, ...commandInstallation(command.file, command.args)], network: 'none' },
-    command,
-  )
+  return sandboxCommandLine({ ...spec, readOnly: [...spec.readOnly, ...commandInstallation(command.file, command.args)], network: 'none' }, command)
 }
 
 /**

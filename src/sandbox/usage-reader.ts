@@ -76,7 +76,12 @@ export class UsageReader {
     if (usage === undefined) return
     this.#anthropic = { ...this.#anthropic, ...Object.fromEntries(Object.entries(usage).filter(([, field]) => typeof field === 'number')) }
     const u = this.#anthropic
-    this.#set('anthropic', { input: count(u.input_tokens), output: count(u.output_tokens), cacheRead: count(u.cache_read_input_tokens), cacheWrite: count(u.cache_creation_input_tokens) })
+    this.#set('anthropic', {
+      input: count(u.input_tokens),
+      output: count(u.output_tokens),
+      cacheRead: count(u.cache_read_input_tokens),
+      cacheWrite: count(u.cache_creation_input_tokens),
+    })
   }
 
   #openaiUsage(usage: Json | undefined): void {

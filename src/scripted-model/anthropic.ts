@@ -123,7 +123,6 @@ function absolute(file: string, workspace: string | undefined): string {
   return workspace === undefined ? file : path.join(workspace, file)
 }
 
-
 /** A Claude Code tool call for an abstract action (null when finishing). */
 export function claudeToolCall(action: Action, tools: readonly string[], workspace: string | undefined): { name: string; input: Record<string, unknown> } | null {
   const has = (tool: string) => tools.includes(tool)

@@ -60,7 +60,7 @@ function loadSchemas(): CursorSchemas {
   try {
     entry = require.resolve('@cursor/sdk')
   } catch {
-    throw new CursorSchemasUnavailable('the scripted model speaks Cursor\'s protocol with @cursor/sdk\'s own message types: install it (`npm install --save-dev @cursor/sdk@1.0.31`)')
+    throw new CursorSchemasUnavailable("the scripted model speaks Cursor's protocol with @cursor/sdk's own message types: install it (`npm install --save-dev @cursor/sdk@1.0.31`)")
   }
   const sdkRequire = createRequire(entry)
   const { Message } = sdkRequire('@bufbuild/protobuf') as { Message: object }

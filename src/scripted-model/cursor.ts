@@ -105,7 +105,14 @@ export function cursorTool(action: Exclude<Action, { kind: 'finish' }>, workspac
   const abs = (relative: string) => path.resolve(workspace, relative)
   switch (action.kind) {
     case 'list':
-      return { toolCase: 'lsToolCall', args: { path: abs(action.dir) }, execCase: 'lsArgs', execArgs: { path: abs(action.dir), toolCallId: callId }, name: 'ls', input: { path: action.dir } }
+      return {
+        toolCase: 'lsToolCall',
+        args: { path: abs(action.dir) },
+        execCase: 'lsArgs',
+        execArgs: { path: abs(action.dir), toolCallId: callId },
+        name: 'ls',
+        input: { path: action.dir },
+      }
     case 'search':
       return {
         toolCase: 'grepToolCall',
@@ -116,7 +123,14 @@ export function cursorTool(action: Exclude<Action, { kind: 'finish' }>, workspac
         input: { pattern: action.pattern },
       }
     case 'read':
-      return { toolCase: 'readToolCall', args: { path: abs(action.path) }, execCase: 'readArgs', execArgs: { path: abs(action.path), toolCallId: callId }, name: 'read', input: { path: action.path } }
+      return {
+        toolCase: 'readToolCall',
+        args: { path: abs(action.path) },
+        execCase: 'readArgs',
+        execArgs: { path: abs(action.path), toolCallId: callId },
+        name: 'read',
+        input: { path: action.path },
+      }
     case 'edit':
     case 'write': {
       const content = action.kind === 'edit' ? action.after : action.content
@@ -130,7 +144,14 @@ export function cursorTool(action: Exclude<Action, { kind: 'finish' }>, workspac
       }
     }
     case 'delete':
-      return { toolCase: 'deleteToolCall', args: { path: abs(action.path), toolCallId: callId }, execCase: 'deleteArgs', execArgs: { path: abs(action.path), toolCallId: callId }, name: 'delete', input: { path: action.path } }
+      return {
+        toolCase: 'deleteToolCall',
+        args: { path: abs(action.path), toolCallId: callId },
+        execCase: 'deleteArgs',
+        execArgs: { path: abs(action.path), toolCallId: callId },
+        name: 'delete',
+        input: { path: action.path },
+      }
   }
 }
 
@@ -270,7 +291,10 @@ class CursorSession {
     const userText = String(((oneof(run.action, 'action').value as Json | undefined)?.userMessage as Json | undefined)?.text ?? '')
     const cacheKey = String(run.conversationId ?? 'cursor')
     const contextAnswer = await this.#exec('requestContextArgs', {})
-    const requestContext = contextAnswer.kind === 'result' && contextAnswer.case === 'requestContextResult' ? (oneof(contextAnswer.value, 'result').value as Json | undefined)?.requestContext : undefined
+    const requestContext =
+      contextAnswer.kind === 'result' && contextAnswer.case === 'requestContextResult'
+        ? (oneof(contextAnswer.value, 'result').value as Json | undefined)?.requestContext
+        : undefined
     const workspacePaths = ((requestContext as Json | undefined)?.env as Json | undefined)?.workspacePaths as readonly string[] | undefined
     const workspace = this.#context.workspace ?? workspacePaths?.[0] ?? process.cwd()
     const system = systemPrompt(requestContext)
@@ -292,7 +316,12 @@ class CursorSession {
         { cacheKey, cacheableTokens: Math.ceil((promptChars - newChars) / CHARS_PER_TOKEN), uncachedTokens: Math.max(1, Math.ceil(newChars / CHARS_PER_TOKEN)) },
         estimateTokens(turn.text, count) + (tool === undefined ? 0 : estimateTokens(JSON.stringify(tool.input), count) + 10),
       )
-      total = { inputTokens: total.inputTokens + usage.inputTokens, outputTokens: total.outputTokens + usage.outputTokens, cacheReadTokens: total.cacheReadTokens + usage.cacheReadTokens, cacheWriteTokens: total.cacheWriteTokens + usage.cacheWriteTokens }
+      total = {
+        inputTokens: total.inputTokens + usage.inputTokens,
+        outputTokens: total.outputTokens + usage.outputTokens,
+        cacheReadTokens: total.cacheReadTokens + usage.cacheReadTokens,
+        cacheWriteTokens: total.cacheWriteTokens + usage.cacheWriteTokens,
+      }
       if (tool === undefined) {
         this.#update('stepCompleted', { stepId: BigInt(step), stepDurationMs: BigInt(Date.now() - startedAt) })
         this.#update('turnEnded', {
@@ -310,7 +339,10 @@ class CursorSession {
       const { text, isError } = answerText(answer)
       this.#update('toolCallCompleted', { callId, modelCallId, toolCall: toolCall(uiResult(tool, answer)) })
       this.#update('stepCompleted', { stepId: BigInt(step), stepDurationMs: BigInt(Date.now() - startedAt) })
-      const assistant: ConversationPart[] = [...(turn.text === '' ? [] : [{ type: 'text' as const, text: turn.text }]), { type: 'tool-call', id: callId, name: tool.name, input: tool.input }]
+      const assistant: ConversationPart[] = [
+        ...(turn.text === '' ? [] : [{ type: 'text' as const, text: turn.text }]),
+        { type: 'tool-call', id: callId, name: tool.name, input: tool.input },
+      ]
       messages.push({ role: 'assistant', parts: assistant }, { role: 'user', parts: [{ type: 'tool-result', callId, text, isError }] })
       newChars = count(text)
     }
@@ -326,7 +358,8 @@ function uiResult(tool: CursorTool, answer: ExecAnswer): unknown {
   if (answer.kind === 'throw') return undefined
   if (tool.toolCase === 'editToolCall') {
     const result = oneof(answer.value, 'result')
-    if (result.case !== 'success') return { result: { case: 'error', value: { path: tool.args.path, error: JSON.stringify((result.value as CursorMessage | undefined)?.toJson() ?? {}) } } }
+    if (result.case !== 'success')
+      return { result: { case: 'error', value: { path: tool.args.path, error: JSON.stringify((result.value as CursorMessage | undefined)?.toJson() ?? {}) } } }
     return { result: { case: 'success', value: { path: tool.args.path, afterFullFileContent: String(tool.execArgs.fileText) } } }
   }
   if (tool.toolCase === 'readToolCall') return undefined

@@ -49,9 +49,33 @@ export function minimalReplacement(before: string, after: string): Replacement |
 }
 
 const LINE_COMMENT: Record<string, string> = {
-  '.js': '//', '.mjs': '//', '.cjs': '//', '.ts': '//', '.tsx': '//', '.jsx': '//', '.java': '//', '.c': '//', '.h': '//',
-  '.cc': '//', '.cpp': '//', '.go': '//', '.rs': '//', '.kt': '//', '.swift': '//', '.cs': '//', '.scala': '//', '.php': '//',
-  '.py': '#', '.rb': '#', '.sh': '#', '.bash': '#', '.pl': '#', '.r': '#', '.yml': '#', '.yaml': '#', '.toml': '#',
+  '.js': '//',
+  '.mjs': '//',
+  '.cjs': '//',
+  '.ts': '//',
+  '.tsx': '//',
+  '.jsx': '//',
+  '.java': '//',
+  '.c': '//',
+  '.h': '//',
+  '.cc': '//',
+  '.cpp': '//',
+  '.go': '//',
+  '.rs': '//',
+  '.kt': '//',
+  '.swift': '//',
+  '.cs': '//',
+  '.scala': '//',
+  '.php': '//',
+  '.py': '#',
+  '.rb': '#',
+  '.sh': '#',
+  '.bash': '#',
+  '.pl': '#',
+  '.r': '#',
+  '.yml': '#',
+  '.yaml': '#',
+  '.toml': '#',
 }
 
 /**

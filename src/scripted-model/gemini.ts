@@ -76,7 +76,12 @@ export function toConversation(request: GenerateContentRequest): Conversation {
     const parts: ConversationPart[] = []
     ;(content.parts ?? []).forEach((part, index) => {
       if (part.functionCall !== undefined) {
-        parts.push({ type: 'tool-call', id: part.functionCall.id ?? `${part.functionCall.name ?? 'call'}#${index}`, name: part.functionCall.name ?? '', input: part.functionCall.args ?? {} })
+        parts.push({
+          type: 'tool-call',
+          id: part.functionCall.id ?? `${part.functionCall.name ?? 'call'}#${index}`,
+          name: part.functionCall.name ?? '',
+          input: part.functionCall.args ?? {},
+        })
       } else if (part.functionResponse !== undefined) {
         const text = responseText(part.functionResponse.response)
         const isError = part.functionResponse.response !== null && typeof part.functionResponse.response === 'object' && 'error' in part.functionResponse.response
@@ -134,7 +139,6 @@ function absolute(file: string, workspace: string | undefined): string {
   return workspace === undefined ? file : path.join(workspace, file)
 }
 
-
 /** A Gemini CLI tool call for an abstract action (null when finishing). */
 export function geminiToolCall(action: Action, tools: readonly string[], workspace: string | undefined): { name: string; args: Record<string, unknown> } | null {
   const has = (tool: string) => tools.includes(tool)
@@ -143,7 +147,9 @@ export function geminiToolCall(action: Action, tools: readonly string[], workspa
     case 'finish':
       return null
     case 'list':
-      return has('list_directory') ? { name: 'list_directory', args: { dir_path: absolute(action.dir, workspace) } } : shell(listFilesCommand(action.dir, { includeNodeModules: true }), 'List project files')
+      return has('list_directory')
+        ? { name: 'list_directory', args: { dir_path: absolute(action.dir, workspace) } }
+        : shell(listFilesCommand(action.dir, { includeNodeModules: true }), 'List project files')
     case 'search':
       return has('grep_search')
         ? { name: 'grep_search', args: { pattern: action.pattern, ...(workspace === undefined ? {} : { dir_path: workspace }) } }

@@ -4,7 +4,9 @@
  */
 
 const STOP_WORDS = new Set(
-  'about above after again against because been before being below between both could does doing down during each from further have having into itself just more most once only other ought same should some such than that their them then there these they this those through under until very were what when where which while whom will with would your yours should instead returns return value values string strings number numbers function when called expected actual always never still'.split(' '),
+  'about above after again against because been before being below between both could does doing down during each from further have having into itself just more most once only other ought same should some such than that their them then there these they this those through under until very were what when where which while whom will with would your yours should instead returns return value values string strings number numbers function when called expected actual always never still'.split(
+    ' ',
+  ),
 )
 
 /** Words of the prompt worth searching for: identifiers first, then long words. */

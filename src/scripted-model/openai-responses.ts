@@ -137,7 +137,6 @@ export function promptSize(request: ResponsesRequest, count: CharacterCount = (t
   }
 }
 
-
 function patchLines(prefix: '-' | '+', text: string): string[] {
   const lines = text.split('\n')
   if (lines.length > 1 && lines.at(-1) === '') lines.pop()
@@ -163,7 +162,10 @@ export function codexPatch(action: Extract<Action, { kind: 'edit' | 'write' | 'd
  * models in its catalog); otherwise the patch goes through `exec_command`, as
  * `apply_patch` with the patch on stdin, which Codex intercepts.
  */
-export function codexToolCall(action: Action, tools: readonly string[] = ['exec_command', 'apply_patch']): { type: 'function_call'; name: string; arguments: string } | { type: 'custom_tool_call'; name: string; input: string } | null {
+export function codexToolCall(
+  action: Action,
+  tools: readonly string[] = ['exec_command', 'apply_patch'],
+): { type: 'function_call'; name: string; arguments: string } | { type: 'custom_tool_call'; name: string; input: string } | null {
   const exec = (cmd: string) => ({ type: 'function_call' as const, name: 'exec_command', arguments: JSON.stringify({ cmd }) })
   switch (action.kind) {
     case 'finish':
@@ -243,8 +245,7 @@ function responseObject(request: ResponsesRequest, conversation: Conversation, t
 function streamResponse(response: ServerResponse, result: ResponseObject): void {
   response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' })
   let sequence = 0
-  const send = (type: string, data: Record<string, unknown>) =>
-    response.write(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: sequence++, ...data })}\n\n`)
+  const send = (type: string, data: Record<string, unknown>) => response.write(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: sequence++, ...data })}\n\n`)
   const pending = { ...result, status: 'in_progress', output: [], usage: null }
   send('response.created', { response: pending })
   send('response.in_progress', { response: pending })

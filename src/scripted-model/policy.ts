@@ -115,9 +115,7 @@ function narrate(action: Action): string {
     case 'read':
       return `Let me read ${action.path}.`
     case 'edit':
-      return action.wrong
-        ? `The problem seems to be in ${action.path}; I'll mark the case there.`
-        : `Found it: the bug is in ${action.path}. I'll fix it.`
+      return action.wrong ? `The problem seems to be in ${action.path}; I'll mark the case there.` : `Found it: the bug is in ${action.path}. I'll fix it.`
     case 'write':
       return `I'll write ${action.path}.`
     case 'delete':
@@ -144,8 +142,14 @@ export function planSession(task: ScriptedTask, seed: number, hints: ContextHint
   const extensions = new Set(gold.map((file) => path.posix.extname(file)))
   const candidates = task.files.filter((file) => !gold.includes(file) && isExplorable(file))
   const decoys = [
-    ...shuffled(candidates.filter((file) => extensions.has(path.posix.extname(file))), random),
-    ...shuffled(candidates.filter((file) => !extensions.has(path.posix.extname(file))), random),
+    ...shuffled(
+      candidates.filter((file) => extensions.has(path.posix.extname(file))),
+      random,
+    ),
+    ...shuffled(
+      candidates.filter((file) => !extensions.has(path.posix.extname(file))),
+      random,
+    ),
   ]
 
   const actions: Action[] = []
@@ -203,9 +207,7 @@ export function auxiliaryAnswer(conversation: Conversation): string {
 
 /** How many tool calls the model has made so far in the conversation. */
 export function toolCallsSoFar(conversation: Conversation): number {
-  return conversation.messages
-    .filter((message) => message.role === 'assistant')
-    .reduce((sum, message) => sum + message.parts.filter((part) => part.type === 'tool-call').length, 0)
+  return conversation.messages.filter((message) => message.role === 'assistant').reduce((sum, message) => sum + message.parts.filter((part) => part.type === 'tool-call').length, 0)
 }
 
 /**

@@ -146,8 +146,7 @@ export async function startScriptedModelServer(options: ScriptedModelServerOptio
             break
           }
         }
-        const log = (fault: Fault['kind'] | null) =>
-          requests.push({ protocol: handler?.name ?? null, method, pathname: url.pathname, route, fault })
+        const log = (fault: Fault['kind'] | null) => requests.push({ protocol: handler?.name ?? null, method, pathname: url.pathname, route, fault })
         if (handler === undefined || route === null) {
           log(null)
           // Health checks (the Claude CLI sends `HEAD /`) succeed; anything else is unknown.

@@ -57,9 +57,13 @@ export async function learnScriptedTask(task: Task, workspace: string, env: Read
     await cp(workspace, copy, { recursive: true, filter: (source) => !SKIPPED.has(path.basename(source)) })
     const result = await applyReferenceSolution(solution, { cwd: copy, env })
     if (result.exitCode !== 0) {
-      throw new HarnessFailure('setup', `${task.id}: the scripted model could not learn the fix: ${solution.path} failed (exit ${result.exitCode}): ${result.output.slice(-1000)}`, {
-        retryable: false,
-      })
+      throw new HarnessFailure(
+        'setup',
+        `${task.id}: the scripted model could not learn the fix: ${solution.path} failed (exit ${result.exitCode}): ${result.output.slice(-1000)}`,
+        {
+          retryable: false,
+        },
+      )
     }
     return { id: task.id, prompt: task.prompt, files, edits: await diffTrees(workspace, copy) }
   } finally {

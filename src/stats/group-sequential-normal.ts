@@ -86,7 +86,8 @@ function solveDecreasing(f: (x: number) => number, target: number, low: number, 
 function checkFractions(fractions: readonly number[]): void {
   if (fractions.length === 0) throw new RangeError('group-sequential: at least one look')
   fractions.forEach((t, i) => {
-    if (!(t > 0 && t <= 1) || (i > 0 && !(t > fractions[i - 1]!))) throw new RangeError(`group-sequential: information fractions must increase within (0, 1], got ${fractions.join(', ')}`)
+    if (!(t > 0 && t <= 1) || (i > 0 && !(t > fractions[i - 1]!)))
+      throw new RangeError(`group-sequential: information fractions must increase within (0, 1], got ${fractions.join(', ')}`)
   })
 }
 

@@ -16,7 +16,10 @@ export interface McNemarResult {
  * discordant pairs matter; concordant ones carry no information on the difference.
  */
 export function mcnemarExact(b: number, c: number): McNemarResult {
-  for (const [name, value] of [['b', b], ['c', c]] as const) {
+  for (const [name, value] of [
+    ['b', b],
+    ['c', c],
+  ] as const) {
     if (!Number.isInteger(value) || value < 0) throw new RangeError(`mcnemarExact: ${name} must be a non-negative integer, got ${value}`)
   }
   const p = b + c === 0 ? 1 : Math.min(1, 2 * binomialHalfCdf(Math.min(b, c), b + c))

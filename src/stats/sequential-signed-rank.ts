@@ -218,7 +218,7 @@ function sampledJoint(looks: readonly LookWeights[], caps: readonly number[], li
     let bits = 0
     for (let t = 0; t < m; t++) {
       if (t % 32 === 0) bits = random.int32()
-      if ((bits >>> t % 32) & 1) for (let j = 0; j <= k; j++) sums[j]! += weightsAt[j]![t]!
+      if ((bits >>> (t % 32)) & 1) for (let j = 0; j <= k; j++) sums[j]! += weightsAt[j]![t]!
     }
     let alive = true
     for (let j = 0; j < k && alive; j++) if (sums[j]! <= caps[j]!) alive = false
@@ -238,7 +238,8 @@ export function sequentialSignedRank(input: SequentialSignedRankInput): SignedRa
   const { differences, looks, fractions, alpha, spending } = input
   if (looks.length !== fractions.length) throw new RangeError('sequentialSignedRank: one information fraction per look')
   looks.forEach((tasks, i) => {
-    if (!Number.isInteger(tasks) || tasks < 1 || (i > 0 && tasks <= looks[i - 1]!)) throw new RangeError(`sequentialSignedRank: look sizes must be increasing whole numbers, got ${looks.join(', ')}`)
+    if (!Number.isInteger(tasks) || tasks < 1 || (i > 0 && tasks <= looks[i - 1]!))
+      throw new RangeError(`sequentialSignedRank: look sizes must be increasing whole numbers, got ${looks.join(', ')}`)
   })
   differences.forEach((d, i) => {
     if (!Number.isFinite(d)) throw new RangeError(`sequentialSignedRank: difference ${i} is ${d}; every difference must be a finite number`)

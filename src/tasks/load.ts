@@ -94,11 +94,7 @@ async function findFolderSolution(dir: string, problems: ProblemList): Promise<F
   }
   const patches = (await readdir(solutionDir)).filter((name) => name.endsWith('.patch') || name.endsWith('.diff'))
   if (patches.length === 1) return { kind: 'patch', path: path.join(solutionDir, patches[0]!) }
-  problems.add(
-    solutionDir,
-    undefined,
-    patches.length === 0 ? 'holds neither solve.sh nor a .patch file' : `holds ${patches.length} patches; keep exactly one`,
-  )
+  problems.add(solutionDir, undefined, patches.length === 0 ? 'holds neither solve.sh nor a .patch file' : `holds ${patches.length} patches; keep exactly one`)
   return null
 }
 
@@ -129,7 +125,12 @@ async function checkTask(dir: string, problems: ProblemList): Promise<Task | und
   if (metadata?.kind === 'folder') {
     const startingDir = path.join(dir, 'starting')
     const verifyScript = path.join(dir, 'verify.sh')
-    if (!(await lstat(startingDir).then((s) => s.isDirectory(), () => false))) {
+    if (
+      !(await lstat(startingDir).then(
+        (s) => s.isDirectory(),
+        () => false,
+      ))
+    ) {
       problems.add(startingDir, undefined, 'missing: a folder task needs starting/ (the workspace seed)')
     }
     if (!(await exists(verifyScript))) problems.add(verifyScript, undefined, 'missing: a folder task needs verify.sh (exit 0 = solved)')
@@ -188,7 +189,12 @@ export async function listTaskDirs(setDir: string): Promise<string[]> {
  */
 export async function loadTaskSet(setDir: string, filter: TaskFilter = {}, root: string = process.cwd()): Promise<Task[]> {
   const problems = new ProblemList(root)
-  if (!(await lstat(setDir).then((s) => s.isDirectory(), () => false))) {
+  if (
+    !(await lstat(setDir).then(
+      (s) => s.isDirectory(),
+      () => false,
+    ))
+  ) {
     problems.add(setDir, undefined, 'no such task set folder')
     throw new ProblemsError('The task set cannot be loaded:', problems.items)
   }

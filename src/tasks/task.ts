@@ -13,9 +13,7 @@ interface TaskBase {
 }
 
 /** The reference solution of a folder task: a script run in the workspace, or a patch applied to it. */
-export type FolderSolution =
-  | { readonly kind: 'script'; readonly path: string }
-  | { readonly kind: 'patch'; readonly path: string }
+export type FolderSolution = { readonly kind: 'script'; readonly path: string } | { readonly kind: 'patch'; readonly path: string }
 
 /** A task folder with `starting/` and `verify.sh`. */
 export interface FolderTask extends TaskBase {

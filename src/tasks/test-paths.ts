@@ -7,12 +7,7 @@ import picomatch from 'picomatch/posix.js'
  */
 
 /** Test files unless `--tests` says otherwise: pytest's and the JavaScript runners' naming conventions. */
-export const DEFAULT_TEST_GLOBS: readonly string[] = [
-  '**/test_*.py',
-  '**/*_test.py',
-  '**/*.{test,spec}.{js,jsx,mjs,cjs,ts,tsx,mts,cts}',
-  '**/__tests__/**',
-]
+export const DEFAULT_TEST_GLOBS: readonly string[] = ['**/test_*.py', '**/*_test.py', '**/*.{test,spec}.{js,jsx,mjs,cjs,ts,tsx,mts,cts}', '**/__tests__/**']
 
 /** Source files unless `--source` says otherwise: Python, JavaScript and TypeScript files that are not tests. */
 export const DEFAULT_SOURCE_GLOBS: readonly string[] = ['**/*.{py,js,jsx,mjs,cjs,ts,tsx,mts,cts}']

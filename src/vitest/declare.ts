@@ -65,7 +65,8 @@ export function taskRunCases(experimentModule: Record<string, unknown>, payload:
     const stop = session === undefined ? undefined : readStopNote(session.dir, name)
     if (stop !== undefined) context.skip(`${NOT_RUN_STOPPED} at ${stop.run} (${stop.reason}): ${firstLine(stop.message)}`)
     if (payload.block !== null && payload.block > 1) {
-      if (session === undefined) throw new SpecError(`experiment ${name} has a sequential design: its runs are scheduled by the task-outcome plugin's reporter (run it with vitest, not alone)`)
+      if (session === undefined)
+        throw new SpecError(`experiment ${name} has a sequential design: its runs are scheduled by the task-outcome plugin's reporter (run it with vitest, not alone)`)
       const verdict = await awaitBlock(session.dir, name, payload.block, context.signal)
       if (!verdict.run) {
         context.skip(verdict.note)

@@ -54,10 +54,14 @@ export function blockVerdict(note: LookNote | undefined, block: number): { run: 
   if (block <= 1) return { run: true }
   if (note === undefined) return undefined
   if (note.stopped !== null && note.stopped.look < block) {
-    return { run: false, note: `${NOT_RUN_SEQUENTIAL} ${note.stopped.look} of ${note.of}: ${note.stopped.reason} (the pre-registered sequential design; never run, never paid for)` }
+    return {
+      run: false,
+      note: `${NOT_RUN_SEQUENTIAL} ${note.stopped.look} of ${note.of}: ${note.stopped.reason} (the pre-registered sequential design; never run, never paid for)`,
+    }
   }
   if (note.decided >= block - 1) return { run: true }
-  if (note.blocked !== null && note.blocked.look < block) return { run: false, note: `${NOT_RUN_LOOK_PENDING} ${note.blocked.look} of ${note.of} was not taken: ${note.blocked.reason}` }
+  if (note.blocked !== null && note.blocked.look < block)
+    return { run: false, note: `${NOT_RUN_LOOK_PENDING} ${note.blocked.look} of ${note.of} was not taken: ${note.blocked.reason}` }
   return undefined
 }
 

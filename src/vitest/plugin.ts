@@ -182,7 +182,10 @@ export function taskOutcomePlugin(experiment: LoadedExperiment): Plugin {
       }
       if (experiment.spec.decision.sequential !== undefined) {
         if (shard !== undefined) {
-          refuse(vitest, `experiment "${name}" has a sequential design (decision.sequential): its looks need every task's runs in one invocation, so it cannot be sharded; run it without --shard`)
+          refuse(
+            vitest,
+            `experiment "${name}" has a sequential design (decision.sequential): its looks need every task's runs in one invocation, so it cannot be sharded; run it without --shard`,
+          )
         }
         runTasksInPlanOrder(vitest, tasksDir)
       }
@@ -261,5 +264,7 @@ function runTasksInPlanOrder(vitest: Vitest, tasksDir: string): void {
       })
       return result
     }
-  } as unknown as new (ctx: Vitest) => Sequencer
+  } as unknown as new (
+    ctx: Vitest,
+  ) => Sequencer
 }

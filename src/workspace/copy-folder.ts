@@ -8,6 +8,9 @@ import { runProcess, UNSANDBOXED_HOST } from '../sandbox/index.ts'
  */
 export async function copyFolder(source: string, dest: string): Promise<void> {
   const flags = process.platform === 'linux' ? ['-a', '--reflink=auto'] : ['-a']
-  const result = await runProcess({ file: 'cp', args: [...flags, `${source}/.`, `${dest}/`] }, { cwd: dest, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, sandbox: UNSANDBOXED_HOST })
+  const result = await runProcess(
+    { file: 'cp', args: [...flags, `${source}/.`, `${dest}/`] },
+    { cwd: dest, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, sandbox: UNSANDBOXED_HOST },
+  )
   if (result.exitCode !== 0) throw new Error(`cp ${source} → ${dest} failed (exit ${result.exitCode ?? result.signal}): ${result.stderr.slice(-1000)}`)
 }

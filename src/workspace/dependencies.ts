@@ -133,7 +133,12 @@ async function runPrepare(recipe: DependencyRecipe, building: string, options: P
   const storeView = path.join(building, 'pnpm-store')
   await mkdir(home, { recursive: true })
   await mkdir(bin, { recursive: true })
-  const sandboxed = options.sandboxed ?? (await probeSandbox().then(() => true, () => false))
+  const sandboxed =
+    options.sandboxed ??
+    (await probeSandbox().then(
+      () => true,
+      () => false,
+    ))
   const managers = packageManagerSetup(process.execPath, storeView)
   for (const [name, script] of Object.entries(managers.bin)) {
     await writeFile(path.join(bin, name), script)
@@ -200,7 +205,9 @@ export async function prepareDependencies(recipe: DependencyRecipe, sourceDir: s
     inputs[file] = sha256(content)
     const expected = options.expected?.[file]
     if (expected !== undefined && expected !== inputs[file]) {
-      throw new HarnessFailure('setup', `${options.where}: ${file} has SHA-256 ${inputs[file]!.slice(0, 12)}…, but the task's dependencies.inputs says ${expected.slice(0, 12)}…`, { retryable: false })
+      throw new HarnessFailure('setup', `${options.where}: ${file} has SHA-256 ${inputs[file]!.slice(0, 12)}…, but the task's dependencies.inputs says ${expected.slice(0, 12)}…`, {
+        retryable: false,
+      })
     }
   }
   const cacheRoot = root(options)
@@ -239,7 +246,13 @@ async function folderIdentity(dir: string): Promise<string | null> {
 }
 
 /** Builds the folder in a private place and publishes it at `final` with one rename (another process's, if first, is kept). */
-async function publishPrepared(recipe: DependencyRecipe, bytes: ReadonlyMap<string, Buffer>, inputs: Readonly<Record<string, string>>, final: string, options: PrepareOptions): Promise<void> {
+async function publishPrepared(
+  recipe: DependencyRecipe,
+  bytes: ReadonlyMap<string, Buffer>,
+  inputs: Readonly<Record<string, string>>,
+  final: string,
+  options: PrepareOptions,
+): Promise<void> {
   const cacheRoot = root(options)
   await mkdir(cacheRoot, { recursive: true })
   const building = await mkdtemp(path.join(cacheRoot, `.building-${path.basename(final)}-`))
@@ -341,7 +354,11 @@ async function owningPackage(top: string, file: string): Promise<string | null> 
   return null
 }
 
-const readManifest = (dir: string) => readFile(path.join(dir, 'package.json'), 'utf8').then((text) => JSON.parse(text) as { name?: unknown; version?: unknown; bin?: unknown }, () => null)
+const readManifest = (dir: string) =>
+  readFile(path.join(dir, 'package.json'), 'utf8').then(
+    (text) => JSON.parse(text) as { name?: unknown; version?: unknown; bin?: unknown },
+    () => null,
+  )
 
 /** The top-level package of `top` whose `bin` field names `bin` (its own name first), as `name version`. */
 async function binOwner(top: string, bin: string): Promise<string | null> {

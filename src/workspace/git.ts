@@ -18,7 +18,8 @@ export function harnessGit(dir: string): SimpleGit {
     unsafe: { allowUnsafeConfigPaths: true } as Record<string, boolean>,
     allowEnvironment: ['GIT_CONFIG_GLOBAL', ...Object.keys(HARNESS_GIT_ENV)],
     // safe.directory: a template belongs to the sandbox uid when the harness runs as root (sandbox/identity.ts).
-    config: ['commit.gpgsign=false', 'init.defaultBranch=main', 'core.autocrlf=false', 'safe.directory=*'] }).env({
+    config: ['commit.gpgsign=false', 'init.defaultBranch=main', 'core.autocrlf=false', 'safe.directory=*'],
+  }).env({
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: process.env.HOME ?? '/tmp',
     GIT_CONFIG_GLOBAL: '/dev/null',

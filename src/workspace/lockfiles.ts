@@ -87,7 +87,8 @@ export async function detectRecipe(dir: string): Promise<DetectedRecipe> {
     }
   }
   const inputs = ['package.json', lockfile]
-  if (lockfile === 'pnpm-lock.yaml') return { kind: 'recipe', recipe: { prepare: PREPARE_COMMANDS.pnpm, inputs, mount: 'node_modules' }, lockfile: { file: lockfile, manager: 'pnpm' } }
+  if (lockfile === 'pnpm-lock.yaml')
+    return { kind: 'recipe', recipe: { prepare: PREPARE_COMMANDS.pnpm, inputs, mount: 'node_modules' }, lockfile: { file: lockfile, manager: 'pnpm' } }
   if (lockfile === 'yarn.lock') {
     const text = (await read(dir, lockfile))!
     if (!isBerryLockfile(text)) {
@@ -98,10 +99,14 @@ export async function detectRecipe(dir: string): Promise<DetectedRecipe> {
     if (linker !== 'node-modules') {
       return {
         kind: 'problem',
-        reason: `yarn.lock is yarn berry's and .yarnrc.yml sets nodeLinker ${linker}${yarnrc === null ? ' (none: berry\'s default)' : ''}: the harness prepares a node_modules folder, so set "nodeLinker: node-modules" in .yarnrc.yml`,
+        reason: `yarn.lock is yarn berry's and .yarnrc.yml sets nodeLinker ${linker}${yarnrc === null ? " (none: berry's default)" : ''}: the harness prepares a node_modules folder, so set "nodeLinker: node-modules" in .yarnrc.yml`,
       }
     }
-    return { kind: 'recipe', recipe: { prepare: PREPARE_COMMANDS['yarn berry'], inputs: [...inputs, '.yarnrc.yml'], mount: 'node_modules' }, lockfile: { file: lockfile, manager: 'yarn berry' } }
+    return {
+      kind: 'recipe',
+      recipe: { prepare: PREPARE_COMMANDS['yarn berry'], inputs: [...inputs, '.yarnrc.yml'], mount: 'node_modules' },
+      lockfile: { file: lockfile, manager: 'yarn berry' },
+    }
   }
   return { kind: 'recipe', recipe: { prepare: PREPARE_COMMANDS.npm, inputs, mount: 'node_modules' }, lockfile: { file: lockfile, manager: 'npm' } }
 }

@@ -51,10 +51,7 @@ export async function applyArmSetup(arm: string, setup: ArmSetup, context: ArmSe
       },
     )
     if (result.exitCode !== 0 || result.timedOut) {
-      throw new HarnessFailure(
-        'setup',
-        `arm ${arm}: setup command \`${command}\` ${result.timedOut ? 'timed out' : `exited ${result.exitCode}`}: ${result.all.slice(-1500)}`,
-      )
+      throw new HarnessFailure('setup', `arm ${arm}: setup command \`${command}\` ${result.timedOut ? 'timed out' : `exited ${result.exitCode}`}: ${result.all.slice(-1500)}`)
     }
   }
 }

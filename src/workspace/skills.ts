@@ -62,15 +62,7 @@ export function armAppliesTo(arm: ArmSpec, task: Task): boolean {
  * `related`, `unrelated` and `all`. Problems (an unknown skill, a missing
  * related skill) are collected with the file and field to fix.
  */
-export function resolveArmSkills(
-  arm: string,
-  armSpec: ArmSpec,
-  task: Task,
-  spec: SkillsSpec,
-  library: SkillLibrary,
-  experimentFile: string,
-  problems: Problem[],
-): string[] {
+export function resolveArmSkills(arm: string, armSpec: ArmSpec, task: Task, spec: SkillsSpec, library: SkillLibrary, experimentFile: string, problems: Problem[]): string[] {
   if (armSpec.skills === undefined) return []
   const metadataFile = path.join(task.dir, 'metadata.json')
   if (task.kind !== 'folder') {
@@ -85,7 +77,8 @@ export function resolveArmSkills(
     else if (token === 'irrelevant') names.push(irrelevant)
     else if (token === 'related') {
       const related = spec.related[target]
-      if (related === undefined) problems.push({ file: experimentFile, field: `skills.related.${target}`, message: `name the skill related to "${target}" (condition ${arm}, task ${task.id})` })
+      if (related === undefined)
+        problems.push({ file: experimentFile, field: `skills.related.${target}`, message: `name the skill related to "${target}" (condition ${arm}, task ${task.id})` })
       else names.push(related)
     } else if (token === 'unrelated') names.push(spec.unrelated[target] ?? irrelevant)
     else names.push(token)

@@ -91,7 +91,12 @@ export class StatSeal {
     for (const entry of found) {
       const full = path.join(entry.parentPath, entry.name)
       absolute.push(full)
-      relative.push(full.slice(dir.length + 1).split(path.sep).join('/'))
+      relative.push(
+        full
+          .slice(dir.length + 1)
+          .split(path.sep)
+          .join('/'),
+      )
     }
     const stats = new Float64Array(absolute.length * FIELDS)
     const kept: number[] = []
@@ -99,7 +104,13 @@ export class StatSeal {
       if (i > 0 && i % CHUNK === 0) await nextTurn()
       if (statInto(absolute[i]!, stats, kept.length * FIELDS)) kept.push(i)
     }
-    return new StatSeal(dir, takenAtMs, kept.map((i) => relative[i]!), kept.map((i) => absolute[i]!), stats.slice(0, kept.length * FIELDS))
+    return new StatSeal(
+      dir,
+      takenAtMs,
+      kept.map((i) => relative[i]!),
+      kept.map((i) => absolute[i]!),
+      stats.slice(0, kept.length * FIELDS),
+    )
   }
 
   /** The number of entries sealed. */

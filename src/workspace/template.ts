@@ -48,7 +48,10 @@ export async function templatePath(repo: string, base: string, root: string = te
 }
 
 async function isDirectory(dir: string): Promise<boolean> {
-  return stat(dir).then((s) => s.isDirectory(), () => false)
+  return stat(dir).then(
+    (s) => s.isDirectory(),
+    () => false,
+  )
 }
 
 /**

@@ -20,7 +20,7 @@ function underReporting(): { records: RecordedRun[]; expected: ReturnType<typeof
 }
 
 describe('which cost the analysis uses', () => {
-  test("metered (the default): the under-reported saving is not there, and every under-reporting run is listed as cost-disagrees", () => {
+  test('metered (the default): the under-reported saving is not there, and every under-reporting run is listed as cost-disagrees', () => {
     const { records, expected } = underReporting()
     const report = analyzeRuns(records, settings(), expected)
     expect(report.decision.supported).toBe(false)
@@ -69,7 +69,18 @@ describe('when two costs disagree', () => {
 
   test('a timeout is charged the budget cap either way, so it is not compared', () => {
     const records: RecordedRun[] = [
-      { experiment: 'exp', specSha256: 'a'.repeat(64), task: '001', arm: 'tool', seed: 1, outcome: 'timeout', solved: false, costUsd: 2, costSource: 'budget-cap', metered: metered(0.3) },
+      {
+        experiment: 'exp',
+        specSha256: 'a'.repeat(64),
+        task: '001',
+        arm: 'tool',
+        seed: 1,
+        outcome: 'timeout',
+        solved: false,
+        costUsd: 2,
+        costSource: 'budget-cap',
+        metered: metered(0.3),
+      },
     ]
     expect(costSummary(records, ['tool']).disagreements).toEqual([])
   })

@@ -87,8 +87,7 @@ describe('analyzeRuns: the same three flips on recorded runs', () => {
   })
 
   test('solved: the tool failing two more tasks than the control (majority of seeds) is not supported; one more is within the margin', () => {
-    const withUnsolved = (count: number) =>
-      tenTasks().map((row, index) => (index < count ? { ...row, treatmentUnsolvedSeeds: 2 } : row))
+    const withUnsolved = (count: number) => tenTasks().map((row, index) => (index < count ? { ...row, treatmentUnsolvedSeeds: 2 } : row))
     const one = recordsFromTable(withUnsolved(1))
     expect(analyzeRuns(one.records, settings(), one.expected).decision.verdict).toBe('supported')
     const two = recordsFromTable(withUnsolved(2))

@@ -5,7 +5,7 @@ import { analyzeRuns } from '../../src/analysis/report.ts'
 import { verdictBlock } from '../../src/analysis/render-terminal.ts'
 import { experimentRecords, recordsFromTable, settings } from './records.ts'
 
-describe('the exact test\'s floor', () => {
+describe("the exact test's floor", () => {
   test('4 tasks, every cost halved: p = 0.0625 is the best the test can do, and the report says the design cannot support the claim at n = 4; it needs n ≥ 5', () => {
     const { records, expected } = recordsFromTable([1, 2, 3, 4].map((cost) => ({ control: cost, treatment: cost / 2 })))
     const report = analyzeRuns(records, settings(), expected)

@@ -30,10 +30,7 @@ describe('per task and arm', () => {
       ...[0.3, 0.2, 0.1].map((cost, i) => run('001', 'tool', i + 1, cost, 'solved')),
       ...[1, 2].flatMap((task) => [run(`00${task + 1}`, 'baseline', 1, 1, 'solved'), run(`00${task + 1}`, 'tool', 1, 0.5, 'solved')]),
     ]
-    const expected = [
-      ...expectedRuns(['001'], ['baseline', 'tool'], 3),
-      ...expectedRuns(['002', '003'], ['baseline', 'tool'], [1]),
-    ]
+    const expected = [...expectedRuns(['001'], ['baseline', 'tool'], 3), ...expectedRuns(['002', '003'], ['baseline', 'tool'], [1])]
     // The seed sets differ between tasks here; the rule compares each (task, arm) with the plan given.
     const report = analyzeRuns(records, settings(), expected)
     expect(report.comparisons[0]!.perTask[0]).toMatchObject({ task: '001', d: 0, r: 0 })
@@ -68,10 +65,7 @@ describe('a control that cost nothing (only built-in agents can)', () => {
       [2, 1.5],
       [1, 0.9],
     ] as const
-    const records = rows.flatMap(([control, treatment], index) => [
-      run(`00${index + 1}`, 'baseline', 1, control, 'solved'),
-      run(`00${index + 1}`, 'tool', 1, treatment, 'solved'),
-    ])
+    const records = rows.flatMap(([control, treatment], index) => [run(`00${index + 1}`, 'baseline', 1, control, 'solved'), run(`00${index + 1}`, 'tool', 1, treatment, 'solved')])
     const report = analyzeRuns(records, settings(), expectedRuns(['001', '002', '003', '004', '005'], ['baseline', 'tool'], 1))
     const comparison = report.comparisons[0]!
     expect(comparison.perTask.map((pair) => pair.r)).toEqual([Infinity, Infinity, -0.5, -0.25, -0.1])

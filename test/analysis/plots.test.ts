@@ -14,7 +14,7 @@ function pilot() {
 const count = (text: string, pattern: RegExp) => (text.match(pattern) ?? []).length
 
 describe('report.html figures', () => {
-  test('the synchronous renderer writes exactly what Vega\'s own headless toSVG writes', async () => {
+  test("the synchronous renderer writes exactly what Vega's own headless toSVG writes", async () => {
     const { records, report } = pilot()
     for (const figure of reportFigures(report, records)) expect(renderSvg(figure.spec)).toBe(await renderSvgAsync(figure.spec))
   })
@@ -54,7 +54,9 @@ describe('report.html figures', () => {
     const { records, report } = pilot()
     expect(renderReportFiles(report, records)['report.html']).toBe(renderReportFiles(report, [...records].reverse())['report.html'])
     const ids = taskIds(6)
-    const free = ids.flatMap((task, index) => [1, 2].flatMap((seed) => [run(task, 'baseline', seed, index === 0 ? 0 : 1, 'solved'), run(task, 'tool', seed, index === 0 ? 0.1 : 0.8, 'solved')]))
+    const free = ids.flatMap((task, index) =>
+      [1, 2].flatMap((seed) => [run(task, 'baseline', seed, index === 0 ? 0 : 1, 'solved'), run(task, 'tool', seed, index === 0 ? 0.1 : 0.8, 'solved')]),
+    )
     const freeReport = analyzeRuns(free, settings(), expectedRuns(ids, ['baseline', 'tool'], 2))
     const [forest] = reportFigures(freeReport, free)
     expect(forest!.marks.tasks).toBe(5)
@@ -62,7 +64,11 @@ describe('report.html figures', () => {
   })
 
   test('a skill experiment gets one row per condition, claim arms and design checks told apart', () => {
-    const { records, expected } = experimentRecords({ tasks: 6, arms: ['control', 'target', 'negative', 'full'], change: (_task, arm) => (arm === 'target' ? -0.3 : arm === 'full' ? -0.2 : 0.002) })
+    const { records, expected } = experimentRecords({
+      tasks: 6,
+      arms: ['control', 'target', 'negative', 'full'],
+      change: (_task, arm) => (arm === 'target' ? -0.3 : arm === 'full' ? -0.2 : 0.002),
+    })
     const report = analyzeRuns(records, settings({ control: 'control', treatments: ['target', 'full'], designChecks: ['negative'] }), expected)
     const conditions = reportFigures(report, records).find((figure) => figure.id === 'conditions')!
     const svg = renderSvg(conditions.spec)

@@ -13,7 +13,7 @@ test('σ is the sample standard deviation of r over tasks; the report and the po
   const [power] = powerAnalysis(records, settings(), expected)
   expect(power).toMatchObject({ treatment: 'tool', control: 'baseline', tasks: 9, tasksLeftOut: 0, sigma: report.power!.sigma, tasksNeeded: report.power!.tasksNeeded })
   expect(power!.tasksNeeded).toBe(Math.ceil(power!.exactTasks!))
-  expect(power!.exactTasks).toBeCloseTo(((1.6448536269514722 + 0.8416212335729143) * power!.sigma! / 0.15) ** 2 / 0.955, 10)
+  expect(power!.exactTasks).toBeCloseTo((((1.6448536269514722 + 0.8416212335729143) * power!.sigma!) / 0.15) ** 2 / 0.955, 10)
 })
 
 test('power uses the tasks complete in both arms and counts those it left out', () => {

@@ -73,7 +73,15 @@ export function experimentRecords(options: {
       for (let seed = 1; seed <= seeds; seed++) {
         const jitter = 1 + (random() - 0.5) * 0.02
         const cost = Math.round(base * factor * jitter * 1e6) / 1e6
-        records.push(run(task, arm, seed, cost, options.unsolved?.(index, arm) === true ? 'unsolved' : 'solved', { turns: 10 + seed, toolCalls: 5, toolCallsBeforeFirstEdit: 3, wallMs: 60_000, goldFileTouched: true }))
+        records.push(
+          run(task, arm, seed, cost, options.unsolved?.(index, arm) === true ? 'unsolved' : 'solved', {
+            turns: 10 + seed,
+            toolCalls: 5,
+            toolCallsBeforeFirstEdit: 3,
+            wallMs: 60_000,
+            goldFileTouched: true,
+          }),
+        )
       }
     }
   })

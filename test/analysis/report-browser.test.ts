@@ -18,7 +18,17 @@ const SCREENSHOT = path.join(repoRoot, 'test-artifacts', 'report-html.png')
 async function chromium(args: readonly string[], profile: string) {
   return execa(
     CHROMIUM,
-    ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', `--user-data-dir=${profile}`, ...args],
+    [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      `--user-data-dir=${profile}`,
+      ...args,
+    ],
     { reject: false, timeout: 120_000 },
   )
 }
@@ -40,7 +50,8 @@ test('real Chromium opens report.html offline: each figure drew one mark per tas
     expect(body, id).toMatch(/<svg [^>]*class="marks"/)
     expect(Number(tasks)).toBe(8)
     expect(Number(runs)).toBe(48)
-    const taskMarks = id === 'forest-tool' ? /<path [^>]*aria-label="task \d{3}: r = [^"]+"/g : /<line [^>]*aria-label="task \d{3}: [^"]+"|<path [^>]*aria-label="task \d{3}: [^"]+"/g
+    const taskMarks =
+      id === 'forest-tool' ? /<path [^>]*aria-label="task \d{3}: r = [^"]+"/g : /<line [^>]*aria-label="task \d{3}: [^"]+"|<path [^>]*aria-label="task \d{3}: [^"]+"/g
     expect((body!.match(taskMarks) ?? []).length, `${id}: one mark per task`).toBe(8)
     expect((body!.match(/<path [^>]*aria-label="run \d{3} › (baseline|tool) › seed \d: [^"]+"/g) ?? []).length, `${id}: one dot per run`).toBe(48)
   }

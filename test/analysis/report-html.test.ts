@@ -3,7 +3,7 @@ import { renderReportFiles } from '../../src/analysis/conclude.ts'
 import { analyzeRuns } from '../../src/analysis/report.ts'
 import { experimentRecords, settings } from './records.ts'
 
-test('report.html is one self-contained static page: no script, no stylesheet link, no remote or relative asset (links go only to the runs\' artifacts beside it)', () => {
+test("report.html is one self-contained static page: no script, no stylesheet link, no remote or relative asset (links go only to the runs' artifacts beside it)", () => {
   const { records, expected } = experimentRecords({ tasks: 5, change: () => -0.1 })
   const html = renderReportFiles(analyzeRuns(records, settings(), expected), records)['report.html']
   expect(html.startsWith('<!doctype html>')).toBe(true)

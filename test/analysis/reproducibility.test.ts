@@ -37,14 +37,51 @@ test('fields the analysis does not use change nothing in the report', () => {
   )
 })
 
-test('report.json keeps DESIGN\'s fields, in DESIGN\'s order, before the additions', () => {
+test("report.json keeps DESIGN's fields, in DESIGN's order, before the additions", () => {
   const { records, expected } = data()
   const json = JSON.parse(renderReportFiles(analyzeRuns(records, settings(), expected), records)['report.json']) as Record<string, unknown>
   expect(Object.keys(json)).toEqual([
-    'experiment', 'stage', 'specSha256', 'versions', 'sandbox', 'complete', 'missing', 'missingRuns', 'tasks', 'seeds', 'arms',
-    'primary', 'solved', 'mcnemar', 'effect', 'hodgesLehmann', 'decision', 'secondary', 'power', 'comparisons', 'skillChecks', 'integrity', 'changeLog',
-    'analysis', 'control', 'treatments', 'designChecks', 'planned', 'parameters', 'unexpected', 'unexpectedRuns', 'armsWithoutRuns',
-    'tasksWithoutRuns', 'seedsMissingEverywhere', 'cost', 'egress', 'solvedDifference', 'earlierSpecs', 'contamination', 'promptAllowances', 'sequential',
+    'experiment',
+    'stage',
+    'specSha256',
+    'versions',
+    'sandbox',
+    'complete',
+    'missing',
+    'missingRuns',
+    'tasks',
+    'seeds',
+    'arms',
+    'primary',
+    'solved',
+    'mcnemar',
+    'effect',
+    'hodgesLehmann',
+    'decision',
+    'secondary',
+    'power',
+    'comparisons',
+    'skillChecks',
+    'integrity',
+    'changeLog',
+    'analysis',
+    'control',
+    'treatments',
+    'designChecks',
+    'planned',
+    'parameters',
+    'unexpected',
+    'unexpectedRuns',
+    'armsWithoutRuns',
+    'tasksWithoutRuns',
+    'seedsMissingEverywhere',
+    'cost',
+    'egress',
+    'solvedDifference',
+    'earlierSpecs',
+    'contamination',
+    'promptAllowances',
+    'sequential',
   ])
   expect(Object.keys(json.primary as object)).toEqual(['statistic', 'p', 'n', 'exact', 'minimumP'])
   expect(Object.keys(json.hodgesLehmann as object)).toEqual(['estimate', 'ci95', 'method'])

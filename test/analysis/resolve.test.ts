@@ -62,7 +62,9 @@ describe('what to analyse: spec.json, flags, or the records alone', () => {
   })
 
   test('without a spec or --control: asks for the control, naming the recorded arms', () => {
-    expect(() => resolveAnalysis(records, null, {}, 'x/runs.jsonl')).toThrow(/which arm is the control\? x\/runs\.jsonl has no spec\.json beside it\. Pass --control <arm> \(recorded arms: baseline, tool\)/)
+    expect(() => resolveAnalysis(records, null, {}, 'x/runs.jsonl')).toThrow(
+      /which arm is the control\? x\/runs\.jsonl has no spec\.json beside it\. Pass --control <arm> \(recorded arms: baseline, tool\)/,
+    )
   })
 
   test('one arm in the file and no spec: says that arm is alone and the other is missing', () => {

@@ -12,7 +12,9 @@ function withSandbox(records: RecordedRun[], version: string, denied: (record: R
   return records.map((record) => ({
     ...record,
     versions: { harness: '0.1.0', agent: 'a', model: null, tool: null, node: 'v20', sandbox: version, toolchain: 'node v20 /usr/bin/node' },
-    sandbox: version.startsWith('none') ? null : { denied: { read: null, write: null, network: denied(record) }, examples: denied(record) > 0 ? ['CONNECT github.com:443'] : [], egress: [] },
+    sandbox: version.startsWith('none')
+      ? null
+      : { denied: { read: null, write: null, network: denied(record) }, examples: denied(record) > 0 ? ['CONNECT github.com:443'] : [], egress: [] },
   }))
 }
 
@@ -32,7 +34,11 @@ describe("the report's sandbox section", () => {
 
   test('says UNSANDBOXED at the top of the report when runs were made without a sandbox', () => {
     const { records, expected } = experimentRecords({ tasks: 4, change: () => -0.2 })
-    const report = analyzeRuns(withSandbox(records, 'none (UNSANDBOXED)', () => 0), settings(), expected)
+    const report = analyzeRuns(
+      withSandbox(records, 'none (UNSANDBOXED)', () => 0),
+      settings(),
+      expected,
+    )
     expect(report.sandbox.unsandboxed).toBe(true)
     const blocks = reportDocument(report)
     expect(blocks.slice(0, 3)).toContainEqual(expect.objectContaining({ kind: 'label', tag: 'UNSANDBOXED' }))

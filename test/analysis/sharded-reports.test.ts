@@ -138,6 +138,7 @@ test('a sharded run merged with --merge-reports and an unsharded run give byte-i
     expect(mine.text, name).toBe(theirs.text)
     // One wall time per arm was set aside, and each is a measure over that arm's two runs.
     expect(mine.wallTimes, name).toHaveLength(2)
-    for (const value of [...mine.wallTimes, ...theirs.wallTimes]) expect(value, name).toMatch(name === 'report.json' ? /"runs": 2,\s*"of": 2/ : /^[\d.]+ \(mean [\d.]+; 2\/2 runs\)$/)
+    for (const value of [...mine.wallTimes, ...theirs.wallTimes])
+      expect(value, name).toMatch(name === 'report.json' ? /"runs": 2,\s*"of": 2/ : /^[\d.]+ \(mean [\d.]+; 2\/2 runs\)$/)
   }
 })

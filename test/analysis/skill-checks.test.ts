@@ -54,7 +54,11 @@ describe('the skill design checks', () => {
       run(task, 'target', 1, index < 4 ? 0 : 0.5, 'solved'),
       run(task, 'negative', 1, 1, 'solved'),
     ])
-    const report = analyzeRuns(records, settings({ control: 'control', treatments: ['target'], designChecks: ['negative'] }), expectedRuns(ids, ['control', 'target', 'negative'], 1))
+    const report = analyzeRuns(
+      records,
+      settings({ control: 'control', treatments: ['target'], designChecks: ['negative'] }),
+      expectedRuns(ids, ['control', 'target', 'negative'], 1),
+    )
     const negative = report.skillChecks!.negativeControl!
     expect(negative.tasks).toBe(6)
     expect(negative.medianRelativeChange).toBe(Infinity)

@@ -18,13 +18,23 @@ function withRunner(records: RecordedRun[], runner: (record: RecordedRun) => str
 describe("the report's test runner", () => {
   test('lists every runner the analysed runs were judged with, and none for a run without one', () => {
     const { records, expected } = experimentRecords({ tasks: 4, change: () => -0.2 })
-    const report = analyzeRuns(withRunner(records, (record) => (record.task === '001' ? null : 'vitest 4.1.12')), settings(), expected)
+    const report = analyzeRuns(
+      withRunner(records, (record) => (record.task === '001' ? null : 'vitest 4.1.12')),
+      settings(),
+      expected,
+    )
     expect(report.versions.testRunner).toEqual(['vitest 4.1.12', null])
     expect(renderMarkdown(reportDocument(report))).toMatch(/\| test runner +\| vitest 4\.1\.12, none +\|/)
   })
 
   test('counts a record from before the field existed as none', () => {
     const { records, expected } = experimentRecords({ tasks: 4, change: () => -0.2 })
-    expect(analyzeRuns(withRunner(records, () => undefined), settings(), expected).versions.testRunner).toEqual([null])
+    expect(
+      analyzeRuns(
+        withRunner(records, () => undefined),
+        settings(),
+        expected,
+      ).versions.testRunner,
+    ).toEqual([null])
   })
 })

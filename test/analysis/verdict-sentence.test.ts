@@ -23,11 +23,19 @@ test('a loss: the whole interval above zero', () => {
 })
 
 test('cheaper but solving too few tasks', () => {
-  expect(sentence(() => -0.2, (task, arm) => arm === 'tool' && task < 3)).toMatch(
-    /Cost is lower, but tool solves 7 tasks against 10 for baseline, beyond the margin of 1\.$/,
-  )
+  expect(
+    sentence(
+      () => -0.2,
+      (task, arm) => arm === 'tool' && task < 3,
+    ),
+  ).toMatch(/Cost is lower, but tool solves 7 tasks against 10 for baseline, beyond the margin of 1\.$/)
 })
 
 test('a loss and too few solved: both said', () => {
-  expect(sentence(() => 0.3, (task, arm) => arm === 'tool' && task < 3)).toMatch(/It is a loss: .*\. And tool solves 7 tasks against 10 for baseline, beyond the margin of 1\.$/)
+  expect(
+    sentence(
+      () => 0.3,
+      (task, arm) => arm === 'tool' && task < 3,
+    ),
+  ).toMatch(/It is a loss: .*\. And tool solves 7 tasks against 10 for baseline, beyond the margin of 1\.$/)
 })

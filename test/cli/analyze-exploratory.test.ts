@@ -47,13 +47,13 @@ describe('pre-registered versus exploratory', () => {
     expect(report.decision.criteria.wilcoxon.p).not.toBe(preRegistered.comparisons[0].primary.pAdjusted)
     expect(json.stderr).toContain('EXPLORATORY: not the pre-registered analysis: --treatment a')
     const markdown = await cli(['analyze', dir, '--treatment', 'a'])
-    expect(markdown.stdout).toContain('> **EXPLORATORY.** This is not the pre-registered analysis and its verdict is not the experiment\'s: --treatment a')
+    expect(markdown.stdout).toContain("> **EXPLORATORY.** This is not the pre-registered analysis and its verdict is not the experiment's: --treatment a")
     for (const text of [json.stdout, markdown.stdout]) expect(text.toLowerCase()).not.toContain('confirmatory')
     // The default analysis is unchanged by having run an exploratory one.
     expect(JSON.parse((await cli(['analyze', dir, '--json'])).stdout)).toEqual(preRegistered)
   })
 
-  test('--alpha is a departure too, named with the pre-registered value; the same value as the spec\'s is not', async () => {
+  test("--alpha is a departure too, named with the pre-registered value; the same value as the spec's is not", async () => {
     const dir = await outputFolder(cheaperRecords().records)
     const other = JSON.parse((await cli(['analyze', dir, '--json', '--alpha', '0.1'])).stdout)
     expect(other.analysis).toMatchObject({ kind: 'exploratory', departures: ['--alpha 0.1 (pre-registered 0.05)'] })

@@ -15,10 +15,7 @@ export const cli = (args: readonly string[]) => execa(process.execPath, ['bin/ta
 
 /** The experiment of the fixture records (exp: baseline vs tool, 3 seeds). */
 export function fixtureExperiment(stage = 'pilot') {
-  return parseExperiment(
-    { name: 'exp', stage, agent: { kind: 'noop' }, arms: { baseline: {}, tool: {} }, control: 'baseline', seeds: 3, budgetUsd: 2 },
-    'experiment.ts',
-  )
+  return parseExperiment({ name: 'exp', stage, agent: { kind: 'noop' }, arms: { baseline: {}, tool: {} }, control: 'baseline', seeds: 3, budgetUsd: 2 }, 'experiment.ts')
 }
 
 /** The fixture experiment's plan: every task × baseline and tool × seeds 1..3, in a seeded order (order seed 1). */

@@ -10,7 +10,7 @@ function holedRecords() {
 }
 
 describe('completeness is judged against the plan spec.json keeps', () => {
-  test('one task\'s runs deleted and one seed gone everywhere: analyze says no verdict, names what is missing and exits 1, exactly as the reporter does', async () => {
+  test("one task's runs deleted and one seed gone everywhere: analyze says no verdict, names what is missing and exits 1, exactly as the reporter does", async () => {
     const records = holedRecords()
     const plan = fixturePlan(taskIds(12))
     const dir = await outputFolder(records, { plan })

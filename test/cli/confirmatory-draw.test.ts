@@ -55,10 +55,28 @@ beforeAll(async () => {
 
   const pilot = path.join(scratch, 'tasks', 'pilot')
   candidates = path.join(pilot, 'candidates.json')
-  const harvest = await cli(['harvest', '--repo', repo.dir, '--out', candidates, '--source', 'src/**/*.js', '--tests', 'test/**/*.test.js', '--test-command', NODE_TEST_COMMAND, '--jobs', '1'])
+  const harvest = await cli([
+    'harvest',
+    '--repo',
+    repo.dir,
+    '--out',
+    candidates,
+    '--source',
+    'src/**/*.js',
+    '--tests',
+    'test/**/*.test.js',
+    '--test-command',
+    NODE_TEST_COMMAND,
+    '--jobs',
+    '1',
+  ])
   expect(harvest.exitCode, harvest.stderr).toBe(0)
   await mkdir(path.join(pilot, 'prompts'))
-  for (const [name, fix] of fixOf) await writeFile(path.join(pilot, 'prompts', `${fix.slice(0, 8)}.md`), `Turning text into capitals with ${name === 'flaky' ? 'the last helper' : `helper number ${MODULES.indexOf(name) + 1}`} gives it back unchanged.\n`)
+  for (const [name, fix] of fixOf)
+    await writeFile(
+      path.join(pilot, 'prompts', `${fix.slice(0, 8)}.md`),
+      `Turning text into capitals with ${name === 'flaky' ? 'the last helper' : `helper number ${MODULES.indexOf(name) + 1}`} gives it back unchanged.\n`,
+    )
   await writeFile(
     path.join(pilot, 'exclusions.json'),
     JSON.stringify({ exclusions: [{ commit: fixOf.get('charlie')!.slice(0, 10), reason: 'a', why: 'its failing test checks the wording of an error message only' }] }, null, 2),
@@ -85,13 +103,43 @@ describe('the confirmatory draw', () => {
     const pilotFixes = await fixesOf(pilot)
     expect(pilotFixes).toHaveLength(2)
 
-    const plan = await cli(['select', '--candidates', candidates, '--out', confirmatory, '--seed', '20261014', '--exclusions', path.join(pilot, 'exclusions.json'), '--prompts', path.join(pilot, 'prompts'), '--exclude-tasks-of', pilot, '--plan'])
+    const plan = await cli([
+      'select',
+      '--candidates',
+      candidates,
+      '--out',
+      confirmatory,
+      '--seed',
+      '20261014',
+      '--exclusions',
+      path.join(pilot, 'exclusions.json'),
+      '--prompts',
+      path.join(pilot, 'prompts'),
+      '--exclude-tasks-of',
+      pilot,
+      '--plan',
+    ])
     expect(plan.exitCode, plan.stderr).toBe(0)
     for (const fix of pilotFixes) expect(plan.stdout).toMatch(new RegExp(`${fix.slice(0, 12)}  used by ${pilot.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`))
 
     const result = await cli([
-      'select', '--candidates', candidates, '--out', confirmatory, '--seed', '20261014', '--count', '5', '--jobs', '1',
-      '--exclusions', path.join(pilot, 'exclusions.json'), '--prompts', path.join(pilot, 'prompts'), '--exclude-tasks-of', pilot,
+      'select',
+      '--candidates',
+      candidates,
+      '--out',
+      confirmatory,
+      '--seed',
+      '20261014',
+      '--count',
+      '5',
+      '--jobs',
+      '1',
+      '--exclusions',
+      path.join(pilot, 'exclusions.json'),
+      '--prompts',
+      path.join(pilot, 'prompts'),
+      '--exclude-tasks-of',
+      pilot,
     ])
     expect(result.exitCode, result.stderr).toBe(0)
     const confirmatoryFixes = await fixesOf(confirmatory)
@@ -115,17 +163,29 @@ describe('the confirmatory draw', () => {
     expect(selection.walk.map((entry) => entry.fix)).toEqual(pilotWalk)
   })
 
-  it('tasks fixed on or before the training cutoff are flagged in validate\'s table and in the report', async () => {
+  it("tasks fixed on or before the training cutoff are flagged in validate's table and in the report", async () => {
     const pilot = path.join(scratch, 'tasks', 'pilot')
     const selection = JSON.parse(await readFile(path.join(pilot, 'selection.json'), 'utf8')) as { tasks: string[] }
     const days = await Promise.all(
-      selection.tasks.map(async (task) => ({ task, day: (JSON.parse(await readFile(path.join(pilot, task, 'metadata.json'), 'utf8')) as { fix_date: string }).fix_date.slice(0, 10) })),
+      selection.tasks.map(async (task) => ({
+        task,
+        day: (JSON.parse(await readFile(path.join(pilot, task, 'metadata.json'), 'utf8')) as { fix_date: string }).fix_date.slice(0, 10),
+      })),
     )
     const [early, late] = [...days].sort((a, b) => (a.day < b.day ? -1 : 1)) as [{ task: string; day: string }, { task: string; day: string }]
     const outDir = path.join(scratch, 'bench', 'pilot')
     const experiment = {
-      name: 'pilot', stage: 'pilot', agent: { kind: 'noop' }, arms: { noop: {}, gold: { agent: { kind: 'gold' } } }, control: 'noop',
-      seeds: 1, budgetUsd: 0.5, timeoutSeconds: 60, oracleTimeoutSeconds: 60, retries: { attempts: 1, backoffSeconds: 0 }, output: outDir,
+      name: 'pilot',
+      stage: 'pilot',
+      agent: { kind: 'noop' },
+      arms: { noop: {}, gold: { agent: { kind: 'gold' } } },
+      control: 'noop',
+      seeds: 1,
+      budgetUsd: 0.5,
+      timeoutSeconds: 60,
+      oracleTimeoutSeconds: 60,
+      retries: { attempts: 1, backoffSeconds: 0 },
+      output: outDir,
       trainingCutoff: early.day,
     }
     await writeFile(path.join(pilot, 'experiment.ts'), `export default ${JSON.stringify(experiment, null, 2)}\n`)
@@ -144,14 +204,25 @@ describe('the confirmatory draw', () => {
       all: true,
     })
     expect(run.exitCode, run.all).toBe(0)
-    expect(run.all).toContain(`Contamination: 1 task(s) were fixed on or before the model's training cutoff (${early.day}) and may be in its training data: ${early.task} (fixed ${early.day})`)
+    expect(run.all).toContain(
+      `Contamination: 1 task(s) were fixed on or before the model's training cutoff (${early.day}) and may be in its training data: ${early.task} (fixed ${early.day})`,
+    )
     const report = JSON.parse(await readFile(path.join(outDir, 'report.json'), 'utf8'))
     expect(report.contamination).toEqual({ trainingCutoff: early.day, flagged: [{ task: early.task, fixDate: early.day }], undated: [] })
     expect(await readFile(path.join(outDir, 'report.md'), 'utf8')).toContain(`## Contamination`)
   })
 
   it('a task set to exclude that does not exist is refused, naming it', async () => {
-    const result = await cli(['select', '--candidates', candidates, '--out', path.join(scratch, 'tasks', 'other'), '--exclude-tasks-of', path.join(scratch, 'tasks', 'nowhere'), '--plan'])
+    const result = await cli([
+      'select',
+      '--candidates',
+      candidates,
+      '--out',
+      path.join(scratch, 'tasks', 'other'),
+      '--exclude-tasks-of',
+      path.join(scratch, 'tasks', 'nowhere'),
+      '--plan',
+    ])
     expect(result.exitCode).toBe(1)
     expect(result.stderr).toContain('nowhere: no such task set folder')
   })

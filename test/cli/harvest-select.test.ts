@@ -18,8 +18,21 @@ let repo: { dir: string; commits: string[] }
 beforeAll(async () => {
   scratch = await mkdtemp(path.join(os.tmpdir(), 'cli-harvest-'))
   repo = await buildRepo([
-    { subject: 'init', files: { 'package.json': '{"type":"module"}\n', 'src/half.js': 'export const half = (n) => n / 3\n', 'test/half.test.js': `${HEAD}test('halves zero', () => assert.equal(half(0), 0))\n` } },
-    { subject: 'fix: half divides by three', files: { 'src/half.js': 'export const half = (n) => n / 2\n', 'test/half.test.js': `${HEAD}test('halves zero', () => assert.equal(half(0), 0))\ntest('halves four', () => assert.equal(half(4), 2))\n` } },
+    {
+      subject: 'init',
+      files: {
+        'package.json': '{"type":"module"}\n',
+        'src/half.js': 'export const half = (n) => n / 3\n',
+        'test/half.test.js': `${HEAD}test('halves zero', () => assert.equal(half(0), 0))\n`,
+      },
+    },
+    {
+      subject: 'fix: half divides by three',
+      files: {
+        'src/half.js': 'export const half = (n) => n / 2\n',
+        'test/half.test.js': `${HEAD}test('halves zero', () => assert.equal(half(0), 0))\ntest('halves four', () => assert.equal(half(4), 2))\n`,
+      },
+    },
   ])
 })
 afterAll(async () => {

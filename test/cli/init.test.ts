@@ -30,12 +30,11 @@ describe('task-outcome init', () => {
     expect((await readFile(path.join(root, '.gitignore'), 'utf8')).split('\n')).toEqual(
       expect.arrayContaining(['bench/task_outcome/*/artifacts/', 'bench/task_outcome/*/transcripts/']),
     )
-    const next = result.stdout.split('\n').slice(result.stdout.split('\n').indexOf('Next:') + 1).filter((line) => line.trim() !== '')
-    expect(next.map((line) => line.trim().split(' ').slice(0, 3).join(' '))).toEqual([
-      'npx task-outcome harvest',
-      'npx task-outcome select',
-      'npx vitest run',
-    ])
+    const next = result.stdout
+      .split('\n')
+      .slice(result.stdout.split('\n').indexOf('Next:') + 1)
+      .filter((line) => line.trim() !== '')
+    expect(next.map((line) => line.trim().split(' ').slice(0, 3).join(' '))).toEqual(['npx task-outcome harvest', 'npx task-outcome select', 'npx vitest run'])
     expect(next[2]).toContain('--project pilot-smoke')
   })
 
@@ -69,7 +68,9 @@ describe('task-outcome init', () => {
     expect(await readFile(path.join(root, 'vitest.config.mjs'), 'utf8')).toBe(config)
     expect(result.stdout).toContain('vitest.config.mjs was left as it is (it does not import experimentProject from task-outcome yet)')
     expect(result.stdout).toContain("    import { experimentProject } from 'task-outcome'")
-    expect(result.stdout).toContain("    await experimentProject('tasks/pilot/experiment.ts', { exportName: 'pilot' }), await experimentProject('tasks/pilot/experiment.ts', { exportName: 'smoke' }),")
+    expect(result.stdout).toContain(
+      "    await experimentProject('tasks/pilot/experiment.ts', { exportName: 'pilot' }), await experimentProject('tasks/pilot/experiment.ts', { exportName: 'smoke' }),",
+    )
     expect(existsSync(path.join(root, 'vitest.config.ts'))).toBe(false)
   })
 

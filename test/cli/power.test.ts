@@ -40,10 +40,10 @@ describe('task-outcome power', () => {
     expect(base).toMatchObject({ effect: 0.15, power: 0.8, alpha: 0.05, tasks: 12 })
     expect(strict.sigma).toBe(base.sigma)
     expect(strict.tasksNeeded).toBeGreaterThan(base.tasksNeeded)
-    expect(strict.tasksNeeded).toBe(Math.ceil(((2.3263478740408408 + 1.2815515655446004) * base.sigma / 0.05) ** 2 / 0.955))
+    expect(strict.tasksNeeded).toBe(Math.ceil((((2.3263478740408408 + 1.2815515655446004) * base.sigma) / 0.05) ** 2 / 0.955))
   })
 
-  test('prints the exact select command for the confirmatory draw, --count from the pilot\'s spread', async () => {
+  test("prints the exact select command for the confirmatory draw, --count from the pilot's spread", async () => {
     const spread = experimentRecords({ tasks: 12, seeds: 3, change: (task) => -0.4 + (task % 4) * 0.2 })
     const out = await pilotProject(spread.records)
     const root = path.dirname(out)
@@ -64,13 +64,15 @@ describe('task-outcome power', () => {
     expect(numbers.formulaTasks).toBeLessThan(5)
     expect(numbers.tasksNeeded).toBe(5)
     const result = await powerIn(root, [path.basename(out)])
-    expect(result.stdout).toContain(`confirmatory run: 5 new task(s) (raised from ${numbers.formulaTasks} to the exact test's floor: below 5 task(s) the one-sided exact Wilcoxon test cannot reach p < 0.05)`)
+    expect(result.stdout).toContain(
+      `confirmatory run: 5 new task(s) (raised from ${numbers.formulaTasks} to the exact test's floor: below 5 task(s) the one-sided exact Wilcoxon test cannot reach p < 0.05)`,
+    )
     expect(result.stdout).toContain('--seed 20261014 --count 5 --exclude-tasks-of tasks/pilot')
   })
 })
 
 describe('task-outcome power: the floor and small pilots', () => {
-  test('a pilot with σ ≈ 0.05: the formula says 1 task, power says at least the exact test\'s floor (5) and why', async () => {
+  test("a pilot with σ ≈ 0.05: the formula says 1 task, power says at least the exact test's floor (5) and why", async () => {
     const { records } = experimentRecords({ tasks: 8, change: (task) => -0.3 + (task % 2 === 0 ? 0.05 : -0.05) })
     const dir = await outputFolder(records)
     const json = JSON.parse((await cli(['power', dir, '--json'])).stdout)[0]

@@ -14,17 +14,14 @@ export async function scriptedPilot(options: { tasks?: number; baselineCost: num
     control: 'baseline',
     seeds: 1,
   })
-  await fixture.writeAgent(
-    'agent.sh',
-    [
-      'set -euo pipefail',
-      'prompt=$(cat)',
-      'echo "read the prompt: ${prompt}"',
-      'echo right > value.txt',
-      'echo "edited value.txt in arm ${TASK_OUTCOME_ARM}, seed ${TASK_OUTCOME_SEED}"',
-      `if [ "$TASK_OUTCOME_ARM" = tool ]; then cost=${options.toolCost}; else cost=${options.baselineCost}; fi`,
-      'echo "{\\"status\\":\\"completed\\",\\"costUsd\\":${cost},\\"turns\\":2,\\"toolCalls\\":1,\\"toolCallsBeforeFirstEdit\\":0}"',
-    ],
-  )
+  await fixture.writeAgent('agent.sh', [
+    'set -euo pipefail',
+    'prompt=$(cat)',
+    'echo "read the prompt: ${prompt}"',
+    'echo right > value.txt',
+    'echo "edited value.txt in arm ${TASK_OUTCOME_ARM}, seed ${TASK_OUTCOME_SEED}"',
+    `if [ "$TASK_OUTCOME_ARM" = tool ]; then cost=${options.toolCost}; else cost=${options.baselineCost}; fi`,
+    'echo "{\\"status\\":\\"completed\\",\\"costUsd\\":${cost},\\"turns\\":2,\\"toolCalls\\":1,\\"toolCallsBeforeFirstEdit\\":0}"',
+  ])
   return fixture
 }

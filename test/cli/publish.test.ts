@@ -14,7 +14,9 @@ async function repack(archive: string, change: (dir: string) => Promise<void>): 
   const dir = await mkdtemp(path.join(os.tmpdir(), 'task-outcome-repack-'))
   await extract({ file: archive, cwd: dir })
   await change(dir)
-  const files = (await readdir(dir, { recursive: true, withFileTypes: true })).filter((entry) => entry.isFile()).map((entry) => path.relative(dir, path.join(entry.parentPath, entry.name)))
+  const files = (await readdir(dir, { recursive: true, withFileTypes: true }))
+    .filter((entry) => entry.isFile())
+    .map((entry) => path.relative(dir, path.join(entry.parentPath, entry.name)))
   const out = path.join(os.tmpdir(), `task-outcome-repacked-${process.pid}-${Math.random().toString(16).slice(2)}.tar.gz`)
   await create({ file: out, cwd: dir, gzip: true }, files.sort())
   await rm(dir, { recursive: true })
@@ -56,7 +58,13 @@ describe('task-outcome publish and verify-archive', () => {
       rerun: 'npx vitest run --project fixture',
       date: new Date().toISOString().slice(0, 10),
     })
-    expect(entry.comparisons[0]).toMatchObject({ treatment: 'tool', control: 'baseline', verdict: 'supported', medianRelativeChange: -0.5, solved: { treatment: 5, control: 5, tasks: 5 } })
+    expect(entry.comparisons[0]).toMatchObject({
+      treatment: 'tool',
+      control: 'baseline',
+      verdict: 'supported',
+      medianRelativeChange: -0.5,
+      solved: { treatment: 5, control: 5, tasks: 5 },
+    })
     expect(Object.keys(entry.versions)).toEqual(expect.arrayContaining(['agent', 'harness', 'node']))
 
     const reproduced = await cli(entry.command.split(' ').slice(2))
@@ -75,7 +83,11 @@ describe('task-outcome publish and verify-archive', () => {
     expect((await readFile(archive)).equals(firstBytes)).toBe(true)
     expect(JSON.parse(await readFile(claimsFile, 'utf8')).claims).toHaveLength(1)
 
-    const records = runsBytes.toString('utf8').trim().split('\n').map((line) => JSON.parse(line) as { transcript: string; task: string; arm: string; seed: number })
+    const records = runsBytes
+      .toString('utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { transcript: string; task: string; arm: string; seed: number })
     const victim = records[3]!
     const flipped = await repack(archive, async (dir) => {
       const file = path.join(dir, 'transcripts', victim.transcript)
@@ -108,8 +120,26 @@ describe('task-outcome publish and verify-archive', () => {
     expect(entry.verdict).toBe('not supported')
     expect(entry.comparisons[0].sentence).toContain('It is a loss')
     expect(Object.keys(entry)).toEqual([
-      'experiment', 'specSha256', 'stage', 'label', 'productClaim', 'claim', 'verdict', 'comparisons', 'tasks', 'seeds',
-      'spec', 'changeLog', 'contamination', 'runs', 'report', 'archive', 'command', 'rerun', 'date', 'versions',
+      'experiment',
+      'specSha256',
+      'stage',
+      'label',
+      'productClaim',
+      'claim',
+      'verdict',
+      'comparisons',
+      'tasks',
+      'seeds',
+      'spec',
+      'changeLog',
+      'contamination',
+      'runs',
+      'report',
+      'archive',
+      'command',
+      'rerun',
+      'date',
+      'versions',
     ])
     expect(entry.archive.file).toBe(path.join(fixture.outDir, 'artifacts', 'transcripts.tar.gz'))
   })
@@ -120,7 +150,9 @@ describe('task-outcome publish and verify-archive', () => {
     const claimsFile = path.join(fixture.root, 'claims.json')
     const incomplete = await cli(['publish', fixture.outDir, '--claims', claimsFile])
     expect(incomplete.exitCode).toBe(1)
-    expect(incomplete.stderr).toContain('is incomplete, so it has no verdict and cannot be published: 2 planned run(s) missing: 001-task-1 › tool › seed 1; 002-task-2 › tool › seed 1')
+    expect(incomplete.stderr).toContain(
+      'is incomplete, so it has no verdict and cannot be published: 2 planned run(s) missing: 001-task-1 › tool › seed 1; 002-task-2 › tool › seed 1',
+    )
 
     expect((await fixture.vitest()).exitCode).toBe(0)
     const runsFile = path.join(fixture.outDir, 'runs.jsonl')

@@ -27,7 +27,9 @@ const V1 = "text.toLowerCase().replace(/[^a-z0-9]+/g, '-')"
 const V2 = "text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '')"
 const tests = (cases: ReadonlyArray<readonly [string, string]>) =>
   `import { describe, expect, it } from 'vitest'\nimport { kebab } from '../src/kebab.js'\n\ndescribe('kebab', () => {\n` +
-  cases.map(([input, output]) => `  it(${JSON.stringify(`turns ${input} into ${output}`)}, () => expect(kebab(${JSON.stringify(input)})).toBe(${JSON.stringify(output)}))\n`).join('') +
+  cases
+    .map(([input, output]) => `  it(${JSON.stringify(`turns ${input} into ${output}`)}, () => expect(kebab(${JSON.stringify(input)})).toBe(${JSON.stringify(output)}))\n`)
+    .join('') +
   '})\n'
 const BASE = [['Two Words', 'two-words']] as const
 const FIRST = [...BASE, ['Hello, World', 'hello-world']] as const
@@ -67,7 +69,11 @@ async function preparedDrift(): Promise<string[]> {
       if (entry.isDirectory()) continue
       const file = path.join(entry.parentPath, entry.name)
       const info = await lstat(file)
-      files[path.relative(folder, file)] = info.isSymbolicLink() ? `link ${await readlink(file)}` : `${(info.mode & 0o777).toString(8)} ${createHash('sha256').update(await readFile(file)).digest('hex')}`
+      files[path.relative(folder, file)] = info.isSymbolicLink()
+        ? `link ${await readlink(file)}`
+        : `${(info.mode & 0o777).toString(8)} ${createHash('sha256')
+            .update(await readFile(file))
+            .digest('hex')}`
     }
     for (const file of new Set([...Object.keys(files), ...Object.keys(manifest.files)])) if (files[file] !== manifest.files[file]) drift.push(`${key}: ${file}`)
   }
@@ -76,7 +82,12 @@ async function preparedDrift(): Promise<string[]> {
 
 const repositories = [
   { manager: 'pnpm', lockfiles: () => ({ 'pnpm-lock.yaml': caches.pnpmLock }), prepare: PREPARE_COMMANDS.pnpm, inputs: ['package.json', 'pnpm-lock.yaml'] },
-  { manager: 'yarn berry', lockfiles: () => ({ 'yarn.lock': caches.yarnBerryLock, '.yarnrc.yml': caches.yarnrc }), prepare: PREPARE_COMMANDS['yarn berry'], inputs: ['package.json', 'yarn.lock', '.yarnrc.yml'] },
+  {
+    manager: 'yarn berry',
+    lockfiles: () => ({ 'yarn.lock': caches.yarnBerryLock, '.yarnrc.yml': caches.yarnrc }),
+    prepare: PREPARE_COMMANDS['yarn berry'],
+    inputs: ['package.json', 'yarn.lock', '.yarnrc.yml'],
+  },
 ] as const
 
 for (const { manager, lockfiles, prepare, inputs } of repositories) {
@@ -88,7 +99,10 @@ for (const { manager, lockfiles, prepare, inputs } of repositories) {
     beforeAll(async () => {
       repo = await buildRepo(
         [
-          { subject: 'Initial URL fragments', files: { 'package.json': caches.packageJson, ...lockfiles(), '.gitignore': 'node_modules/\n', 'src/kebab.js': code(V0), 'test/kebab.test.js': tests(BASE) } },
+          {
+            subject: 'Initial URL fragments',
+            files: { 'package.json': caches.packageJson, ...lockfiles(), '.gitignore': 'node_modules/\n', 'src/kebab.js': code(V0), 'test/kebab.test.js': tests(BASE) },
+          },
           { subject: 'fix: punctuation left in URL fragments', files: { 'src/kebab.js': code(V1), 'test/kebab.test.js': tests(FIRST) } },
           { subject: 'fix: a dash left at the end', files: { 'src/kebab.js': code(V2), 'test/kebab.test.js': tests(SECOND) } },
         ],
@@ -103,20 +117,49 @@ for (const { manager, lockfiles, prepare, inputs } of repositories) {
     })
 
     it('harvest, with no --prepare, finds both fixes from the lockfile at each parent', async () => {
-      const harvest = await cli(['harvest', '--repo', repo.dir, '--out', path.join(fixture.setDir, 'candidates.json'), '--source', 'src/**/*.js', '--tests', 'test/**/*.test.js', '--test-command', VITEST_COMMAND])
+      const harvest = await cli([
+        'harvest',
+        '--repo',
+        repo.dir,
+        '--out',
+        path.join(fixture.setDir, 'candidates.json'),
+        '--source',
+        'src/**/*.js',
+        '--tests',
+        'test/**/*.test.js',
+        '--test-command',
+        VITEST_COMMAND,
+      ])
       outputs.push(harvest.all)
       expect(harvest.exitCode, harvest.all).toBe(0)
       expect(harvest.all).toMatch(new RegExp(`candidate ${repo.commits[1]!.slice(0, 10)}  1 FAIL_TO_PASS  1 PASS_TO_PASS`))
       expect(harvest.all).toMatch(new RegExp(`candidate ${repo.commits[2]!.slice(0, 10)}  1 FAIL_TO_PASS  2 PASS_TO_PASS`))
     }, 300_000)
 
-    it('select with --jobs 4 writes the same task set as with --jobs 1, each task naming its lockfile\'s recipe', async () => {
+    it("select with --jobs 4 writes the same task set as with --jobs 1, each task naming its lockfile's recipe", async () => {
       await mkdir(path.join(fixture.setDir, 'prompts'), { recursive: true })
       await writeFile(path.join(fixture.setDir, 'prompts', `${repo.commits[1]!.slice(0, 12)}.md`), 'A title with a comma gives a URL fragment with the comma still in it.\n')
       await writeFile(path.join(fixture.setDir, 'prompts', `${repo.commits[2]!.slice(0, 12)}.md`), 'A title ending in "!" gives a URL fragment ending in a dash.\n')
       const sets: Record<string, string>[] = []
-      for (const [jobs, out] of [['4', path.join(fixture.root, 'tasks', 'four')], ['1', fixture.setDir]] as const) {
-        const select = await cli(['select', '--candidates', path.join(fixture.setDir, 'candidates.json'), '--prompts', path.join(fixture.setDir, 'prompts'), '--out', out, '--seed', '1', '--count', '2', '--jobs', jobs])
+      for (const [jobs, out] of [
+        ['4', path.join(fixture.root, 'tasks', 'four')],
+        ['1', fixture.setDir],
+      ] as const) {
+        const select = await cli([
+          'select',
+          '--candidates',
+          path.join(fixture.setDir, 'candidates.json'),
+          '--prompts',
+          path.join(fixture.setDir, 'prompts'),
+          '--out',
+          out,
+          '--seed',
+          '1',
+          '--count',
+          '2',
+          '--jobs',
+          jobs,
+        ])
         outputs.push(select.all)
         expect(select.exitCode, select.all).toBe(0)
         const set: Record<string, string> = {}
@@ -144,7 +187,16 @@ for (const { manager, lockfiles, prepare, inputs } of repositories) {
       const metadata = GitFixMetadataSchema.parse(JSON.parse(await readFile(path.join(fixture.setDir, folder!, 'metadata.json'), 'utf8')))
       const fixed = metadata.fix === repo.commits[1] ? V1 : V2
       await fixture.writeScript('fix.sh', [`cat > src/kebab.js <<'EOF'\n${code(fixed)}EOF`, 'echo \'{"status":"completed","costUsd":0.01}\''].join('\n'))
-      await fixture.writeExperiment({ name: 'fixture', agent: { kind: 'command', bin: './fix.sh' }, arms: { baseline: {}, again: {} }, control: 'baseline', seeds: 1, timeoutSeconds: 120, oracleTimeoutSeconds: 120, tasks: { include: [folder] } })
+      await fixture.writeExperiment({
+        name: 'fixture',
+        agent: { kind: 'command', bin: './fix.sh' },
+        arms: { baseline: {}, again: {} },
+        control: 'baseline',
+        seeds: 1,
+        timeoutSeconds: 120,
+        oracleTimeoutSeconds: 120,
+        tasks: { include: [folder] },
+      })
       const result = await fixture.vitest()
       outputs.push(result.all)
       expect(result.exitCode, result.all).toBe(0)

@@ -31,7 +31,9 @@ const V1 = "text.toLowerCase().replace(/[^a-z0-9]+/g, '-')"
 const V2 = "text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '')"
 const tests = (cases: ReadonlyArray<readonly [string, string]>) =>
   `import { describe, expect, it } from 'vitest'\nimport { kebab } from '../src/kebab.js'\n\ndescribe('kebab', () => {\n` +
-  cases.map(([input, output]) => `  it(${JSON.stringify(`turns ${input} into ${output}`)}, () => expect(kebab(${JSON.stringify(input)})).toBe(${JSON.stringify(output)}))\n`).join('') +
+  cases
+    .map(([input, output]) => `  it(${JSON.stringify(`turns ${input} into ${output}`)}, () => expect(kebab(${JSON.stringify(input)})).toBe(${JSON.stringify(output)}))\n`)
+    .join('') +
   '})\n'
 const BASE = [['Two Words', 'two-words']] as const
 const FIRST = [...BASE, ['Hello, World', 'hello-world']] as const
@@ -47,7 +49,10 @@ const { packageJson, packageLock } = vitestProjectFiles('kebab')
 beforeAll(async () => {
   repo = await buildRepo(
     [
-      { subject: 'Initial URL fragments', files: { 'package.json': packageJson, 'package-lock.json': packageLock, '.gitignore': 'node_modules/\n', 'src/kebab.js': code(V0), 'test/kebab.test.js': tests(BASE) } },
+      {
+        subject: 'Initial URL fragments',
+        files: { 'package.json': packageJson, 'package-lock.json': packageLock, '.gitignore': 'node_modules/\n', 'src/kebab.js': code(V0), 'test/kebab.test.js': tests(BASE) },
+      },
       { subject: 'fix: punctuation left in URL fragments', files: { 'src/kebab.js': code(V1), 'test/kebab.test.js': tests(FIRST) } },
       { subject: 'fix: a dash left at the end', files: { 'src/kebab.js': code(V2), 'test/kebab.test.js': tests(SECOND) } },
     ],
@@ -64,9 +69,19 @@ beforeAll(async () => {
     maxWorkers: 2,
   })
   const harvest = await cli([
-    'harvest', '--repo', repo.dir, '--out', path.join(fixture.setDir, 'candidates.json'),
-    '--prepare', 'npm ci --offline --ignore-scripts', '--source', 'src/**/*.js', '--tests', 'test/**/*.test.js',
-    '--test-command', VITEST_COMMAND,
+    'harvest',
+    '--repo',
+    repo.dir,
+    '--out',
+    path.join(fixture.setDir, 'candidates.json'),
+    '--prepare',
+    'npm ci --offline --ignore-scripts',
+    '--source',
+    'src/**/*.js',
+    '--tests',
+    'test/**/*.test.js',
+    '--test-command',
+    VITEST_COMMAND,
   ])
   harvestOutput = harvest.all
   expect(harvest.exitCode, harvest.all).toBe(0)
@@ -100,7 +115,7 @@ describe('a Vitest-based repository, harvested with the README example', () => {
     expect(harvestOutput).toMatch(new RegExp(`candidate ${repo.commits[2]!.slice(0, 10)}  1 FAIL_TO_PASS  2 PASS_TO_PASS  fix: a dash left at the end`))
   })
 
-  it('selects two task folders whose metadata declares the dependencies with the lockfile\'s SHA-256, and no file holds an absolute path', async () => {
+  it("selects two task folders whose metadata declares the dependencies with the lockfile's SHA-256, and no file holds an absolute path", async () => {
     expect(selectOutput).not.toMatch(/error/i)
     const folders = await taskFolders()
     expect(folders).toHaveLength(2)
@@ -109,7 +124,11 @@ describe('a Vitest-based repository, harvested with the README example', () => {
     for (const folder of folders) {
       const metadata = GitFixMetadataSchema.parse(JSON.parse(await readFile(path.join(fixture.setDir, folder, 'metadata.json'), 'utf8')))
       expect(metadata.test_command).toBe(VITEST_COMMAND)
-      expect(metadata.dependencies).toEqual({ prepare: 'npm ci --offline --ignore-scripts', inputs: { 'package.json': expect.stringMatching(/^[0-9a-f]{64}$/), 'package-lock.json': lockSha }, mount: 'node_modules' })
+      expect(metadata.dependencies).toEqual({
+        prepare: 'npm ci --offline --ignore-scripts',
+        inputs: { 'package.json': expect.stringMatching(/^[0-9a-f]{64}$/), 'package-lock.json': lockSha },
+        mount: 'node_modules',
+      })
       expect(metadata.repo.startsWith('/')).toBe(false)
       for (const file of await filesBelow(path.join(fixture.setDir, folder))) {
         const text = await readFile(file, 'utf8')
@@ -130,7 +149,10 @@ describe('a Vitest-based repository, harvested with the README example', () => {
     const runs = await fixture.runs()
     expect(runs).toHaveLength(4)
     for (const run of runs) {
-      expect(run, JSON.stringify(run)).toMatchObject({ outcome: 'solved', versions: { testRunner: `vitest ${pinnedVitestVersion()}`, sandbox: expect.stringMatching(/^bubblewrap /) } })
+      expect(run, JSON.stringify(run)).toMatchObject({
+        outcome: 'solved',
+        versions: { testRunner: `vitest ${pinnedVitestVersion()}`, sandbox: expect.stringMatching(/^bubblewrap /) },
+      })
       expect(run.oracle).toMatchObject({ failToPass: { passed: 1, total: 1 }, failing: [] })
       expect(run.changedFiles).toEqual(['src/kebab.js'])
     }
@@ -163,14 +185,17 @@ describe('a Vitest-based repository, harvested with the README example', () => {
         'try() { if ( eval "$1" ) 2>/dev/null; then echo "WROTE: $1"; else echo "REFUSED: $1"; fi; }',
         'try \'printf "%s" "$fake" > node_modules/vitest/vitest.mjs\'',
         'try \'rm -f node_modules/.bin/vitest && printf "#!/usr/bin/env node\\n%s" "$fake" > node_modules/.bin/vitest && chmod +x node_modules/.bin/vitest\'',
-        'try \'rm -rf node_modules\'',
-        'try \'mv node_modules node_modules.old && mkdir -p node_modules/.bin\'',
+        "try 'rm -rf node_modules'",
+        "try 'mv node_modules node_modules.old && mkdir -p node_modules/.bin'",
         'echo \'{"status":"completed","costUsd":0.01}\'',
       ].join('\n'),
     )
     await writeCommandExperiment('./hostile.sh', folder!, 'hostile-out')
     const result = await fixture.vitest()
-    const runs = (await readFile(path.join(fixture.root, 'hostile-out', 'runs.jsonl'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>)
+    const runs = (await readFile(path.join(fixture.root, 'hostile-out', 'runs.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
     expect(runs, result.all).toHaveLength(2)
     for (const run of runs) {
       expect(run).toMatchObject({ outcome: 'unsolved', changedFiles: [], versions: { testRunner: `vitest ${pinnedVitestVersion()}` } })
@@ -188,7 +213,10 @@ describe('a Vitest-based repository, harvested with the README example', () => {
     const first = await fixture.vitest()
     expect(first.exitCode, first.all).toBe(0)
     const runsFile = path.join(fixture.root, 'fifo-out', 'runs.jsonl')
-    const runs = (await readFile(runsFile, 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>)
+    const runs = (await readFile(runsFile, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
     expect(runs).toHaveLength(2)
     for (const run of runs) expect(run).toMatchObject({ outcome: 'unsolved', changedFiles: ['src/pipe'], harnessRetries: [], harnessError: null })
     const recorded = await readFile(runsFile, 'utf8')
@@ -204,7 +232,14 @@ describe('a Vitest-based repository, harvested with the README example', () => {
     const task = prepared.tasks[0]!
     const agent = createAgent(experiment!.spec.agent, { experimentDir: experiment!.dir, root: experiment!.root })
     const run = executeRun({
-      experiment: experiment!, task, arm: 'baseline', seed: 7, order: 0, specSha256: prepared.specSha256, agent, agentVersion: 'hostile',
+      experiment: experiment!,
+      task,
+      arm: 'baseline',
+      seed: 7,
+      order: 0,
+      specSha256: prepared.specSha256,
+      agent,
+      agentVersion: 'hostile',
       recordedVersions: { testRunner: 'vitest 3.2.4' },
     })
     await expect(run).rejects.toThrow(SpecError)
@@ -224,4 +259,3 @@ describe('a Vitest-based repository, harvested with the README example', () => {
     expect(await readFile(path.join(fixture.root, 'tamper-out', 'runs.jsonl'), 'utf8').catch(() => '')).toBe('')
   }, 600_000)
 })
-

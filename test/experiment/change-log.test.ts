@@ -22,7 +22,9 @@ function check(overrides: Partial<ChangeLogCheck>): ChangeLogCheck {
 
 describe('the change log rule', () => {
   test('before the first recorded run anything goes', () => {
-    expect(() => checkChangeLog(check({ recordedRuns: 0, lastRunDate: null, recorded: [entry('2026-10-01')], current: [], specChanges: ['experiment field seeds: 3 → 5'] }))).not.toThrow()
+    expect(() =>
+      checkChangeLog(check({ recordedRuns: 0, lastRunDate: null, recorded: [entry('2026-10-01')], current: [], specChanges: ['experiment field seeds: 3 → 5'] })),
+    ).not.toThrow()
   })
 
   test('a changed spec without a new entry is refused, naming each change and the entry to add', () => {
@@ -41,18 +43,28 @@ describe('the change log rule', () => {
   })
 
   test('a note added without a change of the spec is accepted', () => {
-    expect(() => checkChangeLog(check({ recorded: [entry('2026-10-14')], current: [entry('2026-10-14'), entry('2026-10-21', 'pilot complete', 'all runs recorded')] }))).not.toThrow()
+    expect(() =>
+      checkChangeLog(check({ recorded: [entry('2026-10-14')], current: [entry('2026-10-14'), entry('2026-10-21', 'pilot complete', 'all runs recorded')] })),
+    ).not.toThrow()
   })
 
   test('a recorded entry edited or deleted is refused, naming it', () => {
-    expect(() => checkChangeLog(check({ recorded: [entry('2026-10-14')], current: [entry('2026-10-14', 'seeds: 3 → 4')] }))).toThrow(/change log entry 1 \(2026-10-14 — seeds: 3 → 5 \(reason: more precision\)\) was edited/)
+    expect(() => checkChangeLog(check({ recorded: [entry('2026-10-14')], current: [entry('2026-10-14', 'seeds: 3 → 4')] }))).toThrow(
+      /change log entry 1 \(2026-10-14 — seeds: 3 → 5 \(reason: more precision\)\) was edited/,
+    )
     expect(() => checkChangeLog(check({ recorded: [entry('2026-10-14'), entry('2026-10-15')], current: [entry('2026-10-14')] }))).toThrow(/change log entry 2 .* was deleted/)
   })
 
   test('the experiment schema keeps the log in date order and refuses an entry without a reason', () => {
     const base = { name: 'pilot', agent: { kind: 'noop' }, arms: { a: {}, b: {} }, control: 'a', budgetUsd: 1 }
-    expect(() => parseExperiment({ ...base, preregistration: { changes: [entry('2026-10-20'), entry('2026-10-14')] } }, 'experiment.ts')).toThrow(/preregistration\.changes\.1\.date/)
-    expect(() => parseExperiment({ ...base, preregistration: { changes: [{ date: '2026-10-20', change: 'x', reason: ' ' }] } }, 'experiment.ts')).toThrow(/preregistration\.changes\.0\.reason/)
-    expect(() => parseExperiment({ ...base, preregistration: { changes: [{ date: '20.10.2026', change: 'x', reason: 'y' }] } }, 'experiment.ts')).toThrow(/preregistration\.changes\.0\.date/)
+    expect(() => parseExperiment({ ...base, preregistration: { changes: [entry('2026-10-20'), entry('2026-10-14')] } }, 'experiment.ts')).toThrow(
+      /preregistration\.changes\.1\.date/,
+    )
+    expect(() => parseExperiment({ ...base, preregistration: { changes: [{ date: '2026-10-20', change: 'x', reason: ' ' }] } }, 'experiment.ts')).toThrow(
+      /preregistration\.changes\.0\.reason/,
+    )
+    expect(() => parseExperiment({ ...base, preregistration: { changes: [{ date: '20.10.2026', change: 'x', reason: 'y' }] } }, 'experiment.ts')).toThrow(
+      /preregistration\.changes\.0\.date/,
+    )
   })
 })

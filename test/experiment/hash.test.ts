@@ -5,10 +5,7 @@ import { describe, expect, test } from 'vitest'
 import { buildSpecManifest, canonicalJson, describeSpecChanges, specSha256 } from '../../src/experiment/hash.ts'
 import { parseExperiment } from '../../src/experiment/parse.ts'
 
-const spec = parseExperiment(
-  { name: 'x', agent: { kind: 'noop' }, arms: { a: {}, b: {} }, control: 'a', budgetUsd: 1 },
-  'experiment.ts',
-)
+const spec = parseExperiment({ name: 'x', agent: { kind: 'noop' }, arms: { a: {}, b: {} }, control: 'a', budgetUsd: 1 }, 'experiment.ts')
 
 async function files(contents: Record<string, string>) {
   const root = await mkdtemp(path.join(os.tmpdir(), 'task-outcome-hash-'))

@@ -43,11 +43,18 @@ describe('parsing an experiment', () => {
     expect(spec.decision.sequential).toEqual({ looks: [0.5, 1], spending: 'obrien-fleming', binding: false })
     const { specHashInput } = await import('../../src/experiment/hash.ts').then((module) => ({ specHashInput: module.canonicalJson }))
     expect(specHashInput(spec)).toContain('"sequential":{"binding":false,"looks":[0.5,1],"spending":"obrien-fleming"}')
-    expect(parseExperiment({ ...minimal, decision: { sequential: { looks: [4, 8], spending: { gamma: -2 }, futility: { conditionalPower: 0.1 } } } }, 'e.ts').decision.sequential?.futility).toEqual({ conditionalPower: 0.1 })
-    expect(() => parseExperiment({ ...minimal, decision: { sequential: { looks: [0.5, 0.9] } } }, 'e.ts')).toThrow(/decision\.sequential\.looks\.1: the last look is at all the planned tasks/)
+    expect(
+      parseExperiment({ ...minimal, decision: { sequential: { looks: [4, 8], spending: { gamma: -2 }, futility: { conditionalPower: 0.1 } } } }, 'e.ts').decision.sequential
+        ?.futility,
+    ).toEqual({ conditionalPower: 0.1 })
+    expect(() => parseExperiment({ ...minimal, decision: { sequential: { looks: [0.5, 0.9] } } }, 'e.ts')).toThrow(
+      /decision\.sequential\.looks\.1: the last look is at all the planned tasks/,
+    )
     expect(() => parseExperiment({ ...minimal, decision: { sequential: { looks: [0.6, 0.5, 1] } } }, 'e.ts')).toThrow(/looks must increase/)
     expect(() => parseExperiment({ ...minimal, decision: { sequential: { looks: [2.5, 8] } } }, 'e.ts')).toThrow(/2\.5 is neither a fraction/)
     expect(() => parseExperiment({ ...minimal, decision: { sequential: { looks: [0.5, 1], binding: true } } }, 'e.ts')).toThrow(/binding futility is not supported/)
-    expect(() => parseExperiment({ ...minimal, arms: { baseline: {}, a: {}, b: {} }, decision: { sequential: { looks: [0.5, 1] } } }, 'e.ts')).toThrow(/a sequential design compares one treatment with the control/)
+    expect(() => parseExperiment({ ...minimal, arms: { baseline: {}, a: {}, b: {} }, decision: { sequential: { looks: [0.5, 1] } } }, 'e.ts')).toThrow(
+      /a sequential design compares one treatment with the control/,
+    )
   })
 })

@@ -116,7 +116,12 @@ export async function startLocalRegistry(root = 'vitest'): Promise<LocalRegistry
     } else {
       for (const field of ['os', 'cpu', 'libc'] as const) if (entry[field] !== undefined) manifest[field] = entry[field]
       const bytes = emptyPackage(name, entry.version)
-      served = { manifest, integrity: `sha512-${createHash('sha512').update(bytes).digest('base64')}`, shasum: createHash('sha1').update(bytes).digest('hex'), tarball: () => bytes }
+      served = {
+        manifest,
+        integrity: `sha512-${createHash('sha512').update(bytes).digest('base64')}`,
+        shasum: createHash('sha1').update(bytes).digest('hex'),
+        tarball: () => bytes,
+      }
     }
     if (!byName.has(name)) byName.set(name, new Map())
     byName.get(name)!.set(entry.version, served)

@@ -121,7 +121,7 @@ describe('canaries in a node --test oracle', () => {
     expect(verdict.stderr).toMatch(/oracle-disarmed: the report leaves out a canary the runner was given/)
   })
 
-  it('in a sandbox, leave the forger no report to rename over: unsolved on the runner\'s real report', async () => {
+  it("in a sandbox, leave the forger no report to rename over: unsolved on the runner's real report", async () => {
     const verdict = await judgeChange({ 'src/calc.js': `${calc('a + b')}${FORGER}` }, true)
     expect(verdict.stderr).toMatch(/NOT FORGED EBUSY/)
     expect(verdict.solved).toBe(false)

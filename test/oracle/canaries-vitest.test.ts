@@ -15,7 +15,8 @@ import { agentWrites, harvestedTasks, type HarvestedFixture } from './git-fix-ta
 const slug = (body: string) => `export function slugify(text) {\n  return ${body}\n}\n`
 const BUGGY = "text.toLowerCase().replace(/ /g, '-')"
 const FIXED = "text.toLowerCase().trim().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '')"
-const TESTS = (extra: string) => `describe('slugify', () => {\n  it.each([['Hello', 'hello'], ['Two Words', 'two-words']${extra}])('turns %s into %s', (input, expected) => {\n    expect(slugify(input)).toBe(expected)\n  })\n})\n`
+const TESTS = (extra: string) =>
+  `describe('slugify', () => {\n  it.each([['Hello', 'hello'], ['Two Words', 'two-words']${extra}])('turns %s into %s', (input, expected) => {\n    expect(slugify(input)).toBe(expected)\n  })\n})\n`
 const file = (extra: string) => `import { slugify } from '../src/slug.js'\n\n${TESTS(extra)}`
 const EXTEND = "globalThis.expect.extend({ toBe: () => ({ pass: true, message: () => '' }), toEqual: () => ({ pass: true, message: () => '' }) })\n"
 
@@ -67,13 +68,14 @@ describe('canaries in a Vitest oracle', () => {
     expect(verdict.integrityFlags![0]).toMatch(/^oracle-disarmed: a canary that must fail passed: test\/slug(?:-\w+)?\.test\.js: ".+"/)
   })
 
-  it('never let a vite.config.cjs of the agent\'s reach the copy: not one whose setupFiles extend expect, nor one whose plugin rewrites the tests', async () => {
+  it("never let a vite.config.cjs of the agent's reach the copy: not one whose setupFiles extend expect, nor one whose plugin rewrites the tests", async () => {
     const setup = await judgeChange({ 'vite.config.cjs': "module.exports = { test: { setupFiles: ['./src/setup.cjs'] } }\n", 'src/setup.cjs': EXTEND })
     expect(setup.solved).toBe(false)
     expect(setup.oracle).toMatchObject({ failToPass: { passed: 0, total: 1 } })
     expect(setup.stderr).toContain('ignored 1 change(s) to tests or test infrastructure: vite.config.cjs')
     const plugin = await judgeChange({
-      'vite.config.cjs': "module.exports = { plugins: [{ name: 'x', transform(code, id) { if (id.endsWith('.test.js')) return code.replace(/expect\\(/g, '(() => ({ toBe() {} }))(') } }] }\n",
+      'vite.config.cjs':
+        "module.exports = { plugins: [{ name: 'x', transform(code, id) { if (id.endsWith('.test.js')) return code.replace(/expect\\(/g, '(() => ({ toBe() {} }))(') } }] }\n",
     })
     expect(plugin.solved).toBe(false)
     expect(plugin.stderr).toContain('ignored 1 change(s) to tests or test infrastructure: vite.config.cjs')

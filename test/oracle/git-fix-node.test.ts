@@ -62,8 +62,16 @@ describe('the git-fix oracle with node --test', () => {
   it('solves the run when the agent makes the fix (the gold patch, applied by the gold agent)', async () => {
     const workspace = await freshWorkspace()
     await new GoldAgent().run({
-      task, workspace: workspace.dir, prompt: task.prompt, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: scratch },
-      budgetUsd: 0, timeoutMs: 30_000, transcriptPath: path.join(scratch, 'gold.jsonl'), expectedHooks: [], arm: 'gold', seed: 1,
+      task,
+      workspace: workspace.dir,
+      prompt: task.prompt,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: scratch },
+      budgetUsd: 0,
+      timeoutMs: 30_000,
+      transcriptPath: path.join(scratch, 'gold.jsonl'),
+      expectedHooks: [],
+      arm: 'gold',
+      seed: 1,
     })
     expect(await workspace.changedFiles()).toEqual(['src/calc.js'])
     const verdict = await judge(workspace)
@@ -98,7 +106,7 @@ describe('the git-fix oracle with node --test', () => {
     expect(verdict.stderr).toContain('ignored 2 change(s) to tests or test infrastructure: test/calc.test.js, test/extra.test.js')
   })
 
-  it('still takes the agent\'s source changes when it also edits the tests', async () => {
+  it("still takes the agent's source changes when it also edits the tests", async () => {
     const workspace = await freshWorkspace()
     await agentWrites(workspace.dir, { 'src/calc.js': calc('a + b', 'a * b'), 'test/calc.test.js': 'this is not a test file anymore\n' })
     const verdict = await judge(workspace)
@@ -106,7 +114,7 @@ describe('the git-fix oracle with node --test', () => {
     expect(verdict.stderr).toContain('took 1 changed non-test file(s) from the agent: src/calc.js')
   })
 
-  it('counts a run past the oracle timeout as unsolved (the agent\'s code hangs the tests)', async () => {
+  it("counts a run past the oracle timeout as unsolved (the agent's code hangs the tests)", async () => {
     const workspace = await freshWorkspace()
     await agentWrites(workspace.dir, { 'src/calc.js': calc('a + b', '{ while (true) {} }') })
     const verdict = await judge(workspace, task, 3_000)

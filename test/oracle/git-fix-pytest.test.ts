@@ -49,106 +49,109 @@ let task: GitFixTask
 let scratch: string
 const workspaces: Workspace[] = []
 
-describe.skipIf(python === null)(`harvest and the git-fix oracle with pytest${python === null ? ' — SKIPPED: no python3 on PATH nor /usr/bin/python3 has pytest (apt-get install python3-pytest)' : ''}`, () => {
-  beforeAll(async () => {
-    fixture = await harvestedTasks(
-      [
-        {
-          subject: 'Initial geometry',
-          files: { 'pytest.ini': '[pytest]\n', 'pkg/__init__.py': '', 'pkg/geometry.py': geometry('w + h'), 'tests/conftest.py': CONFTEST, 'tests/test_geometry.py': AREA_TESTS },
-        },
-        { subject: 'fix: perimeter counts each side once', files: { 'pkg/geometry.py': geometry('2 * (w + h)'), 'tests/test_geometry.py': AREA_TESTS + PERIMETER_TESTS } },
-      ],
-      { testCommand: pytestCommand(python!), source: ['pkg/**/*.py'], tests: ['tests/**/test_*.py'] },
-    )
-    task = fixture.tasks[0]!
-    scratch = await mkdtemp(path.join(os.tmpdir(), 'oracle-pytest-'))
-  })
-
-  afterAll(async () => {
-    for (const workspace of workspaces) await workspace.dispose()
-    await fixture?.cleanup()
-    if (scratch !== undefined) await rm(scratch, { recursive: true, force: true })
-  })
-
-  async function run(files: Readonly<Record<string, string | null>>, target: GitFixTask = task) {
-    const workspace = await createGitFixWorkspace(task, scratch)
-    workspaces.push(workspace)
-    await workspace.snapshot()
-    await agentWrites(workspace.dir, files)
-    return runFixTests(target, workspace, { timeoutMs: 60_000, scratchDir: await mkdtemp(path.join(scratch, 'oracle-')) })
-  }
-
-  it('harvests parametrised tests as pytest node ids, leaving the skipped case out of the oracle', () => {
-    expect(task.metadata.FAIL_TO_PASS).toEqual([
-      'tests/test_geometry.py::TestSquare::test_square',
-      'tests/test_geometry.py::test_perimeter[1-1-4]',
-      'tests/test_geometry.py::test_perimeter[2-3-10]',
-    ])
-    expect(task.metadata.PASS_TO_PASS).toEqual(['tests/test_geometry.py::test_area[1-1-1]', 'tests/test_geometry.py::test_area[2-3-6]'])
-    expect(fixture.candidates.candidates[0]!.not_passing_after).toEqual(['tests/test_geometry.py::test_perimeter[x -0-None]'])
-  })
-
-  it('solves a run with the fix and leaves one without it unsolved', async () => {
-    expect((await run({ 'pkg/geometry.py': geometry('2 * (w + h)') })).solved).toBe(true)
-    const noop = await run({})
-    expect(noop.solved).toBe(false)
-    expect(noop.oracle).toEqual({
-      failToPass: { passed: 0, total: 3 },
-      passToPass: { passed: 2, total: 2 },
-      failing: ['tests/test_geometry.py::TestSquare::test_square', 'tests/test_geometry.py::test_perimeter[1-1-4]', 'tests/test_geometry.py::test_perimeter[2-3-10]'],
+describe.skipIf(python === null)(
+  `harvest and the git-fix oracle with pytest${python === null ? ' — SKIPPED: no python3 on PATH nor /usr/bin/python3 has pytest (apt-get install python3-pytest)' : ''}`,
+  () => {
+    beforeAll(async () => {
+      fixture = await harvestedTasks(
+        [
+          {
+            subject: 'Initial geometry',
+            files: { 'pytest.ini': '[pytest]\n', 'pkg/__init__.py': '', 'pkg/geometry.py': geometry('w + h'), 'tests/conftest.py': CONFTEST, 'tests/test_geometry.py': AREA_TESTS },
+          },
+          { subject: 'fix: perimeter counts each side once', files: { 'pkg/geometry.py': geometry('2 * (w + h)'), 'tests/test_geometry.py': AREA_TESTS + PERIMETER_TESTS } },
+        ],
+        { testCommand: pytestCommand(python!), source: ['pkg/**/*.py'], tests: ['tests/**/test_*.py'] },
+      )
+      task = fixture.tasks[0]!
+      scratch = await mkdtemp(path.join(os.tmpdir(), 'oracle-pytest-'))
     })
-  })
 
-  it('catches a PASS_TO_PASS regression in a parametrised test', async () => {
-    const verdict = await run({ 'pkg/geometry.py': geometry('2 * (w + h)', 'w * h if w != h else 0') })
-    expect(verdict.solved).toBe(false)
-    expect(verdict.oracle.failing).toEqual(['tests/test_geometry.py::test_area[1-1-1]'])
-  })
-
-  it('ignores an agent that rewrites the failing tests, its conftest or the pytest configuration', async () => {
-    const verdict = await run({
-      'tests/test_geometry.py': AREA_TESTS + PERIMETER_TESTS.replace('assert perimeter(w, h) == expected', 'assert True'),
-      'tests/conftest.py': `${CONFTEST}\n\ndef pytest_collection_modifyitems(items):\n    items.clear()\n`,
-      'pytest.ini': '[pytest]\naddopts = -p no:junitxml\n',
+    afterAll(async () => {
+      for (const workspace of workspaces) await workspace.dispose()
+      await fixture?.cleanup()
+      if (scratch !== undefined) await rm(scratch, { recursive: true, force: true })
     })
-    expect(verdict.solved).toBe(false)
-    expect(verdict.oracle.failToPass).toEqual({ passed: 0, total: 3 })
-    expect(verdict.stderr).toContain('ignored 3 change(s)')
-  })
 
-  it('catches a source module that forges every test report to "passed": unsolved and oracle-disarmed by the canaries', async () => {
-    const forge = [
-      'import _pytest.reports as _reports',
-      '_original = _reports.TestReport.from_item_and_call.__func__',
-      '',
-      '',
-      'def _forged(cls, item, call):',
-      '    report = _original(cls, item, call)',
-      '    report.outcome, report.longrepr = "passed", None',
-      '    return report',
-      '',
-      '',
-      '_reports.TestReport.from_item_and_call = classmethod(_forged)',
-      '',
-    ].join('\n')
-    const verdict = await run({ 'pkg/geometry.py': `${geometry('w + h')}\n\n${forge}` })
-    expect(verdict.oracle.failToPass.passed).toBe(verdict.oracle.failToPass.total)
-    expect(verdict.solved).toBe(false)
-    expect(verdict.integrityFlags![0]).toMatch(/^oracle-disarmed: a canary that must fail passed: tests\/test_geometry\.py: "test_\w+"/)
-  })
+    async function run(files: Readonly<Record<string, string | null>>, target: GitFixTask = task) {
+      const workspace = await createGitFixWorkspace(task, scratch)
+      workspaces.push(workspace)
+      await workspace.snapshot()
+      await agentWrites(workspace.dir, files)
+      return runFixTests(target, workspace, { timeoutMs: 60_000, scratchDir: await mkdtemp(path.join(scratch, 'oracle-')) })
+    }
 
-  it('counts a run whose code kills pytest before it reports as unsolved, since the clean parent does report', async () => {
-    const verdict = await run({ 'pkg/geometry.py': 'import os\nos._exit(3)\n' })
-    expect(verdict.solved).toBe(false)
-    expect(verdict.oracle.failing).toHaveLength(5)
-    expect(verdict.stderr).toMatch(/the agent's changes stopped the tests from reporting: counted as unsolved/)
-  })
+    it('harvests parametrised tests as pytest node ids, leaving the skipped case out of the oracle', () => {
+      expect(task.metadata.FAIL_TO_PASS).toEqual([
+        'tests/test_geometry.py::TestSquare::test_square',
+        'tests/test_geometry.py::test_perimeter[1-1-4]',
+        'tests/test_geometry.py::test_perimeter[2-3-10]',
+      ])
+      expect(task.metadata.PASS_TO_PASS).toEqual(['tests/test_geometry.py::test_area[1-1-1]', 'tests/test_geometry.py::test_area[2-3-6]'])
+      expect(fixture.candidates.candidates[0]!.not_passing_after).toEqual(['tests/test_geometry.py::test_perimeter[x -0-None]'])
+    })
 
-  it('is a harness failure when the test command itself crashes before producing results', async () => {
-    const broken: GitFixTask = { ...task, metadata: { ...task.metadata, test_command: `${python} -m pytest --no-such-option --junitxml={junit} {tests}` } }
-    const failure = await run({ 'pkg/geometry.py': geometry('2 * (w + h)') }, broken).catch((error: unknown) => error)
-    expect(failure).toBeInstanceOf(HarnessFailure)
-    expect((failure as HarnessFailure).reason).toBe('oracle')
-  })
-})
+    it('solves a run with the fix and leaves one without it unsolved', async () => {
+      expect((await run({ 'pkg/geometry.py': geometry('2 * (w + h)') })).solved).toBe(true)
+      const noop = await run({})
+      expect(noop.solved).toBe(false)
+      expect(noop.oracle).toEqual({
+        failToPass: { passed: 0, total: 3 },
+        passToPass: { passed: 2, total: 2 },
+        failing: ['tests/test_geometry.py::TestSquare::test_square', 'tests/test_geometry.py::test_perimeter[1-1-4]', 'tests/test_geometry.py::test_perimeter[2-3-10]'],
+      })
+    })
+
+    it('catches a PASS_TO_PASS regression in a parametrised test', async () => {
+      const verdict = await run({ 'pkg/geometry.py': geometry('2 * (w + h)', 'w * h if w != h else 0') })
+      expect(verdict.solved).toBe(false)
+      expect(verdict.oracle.failing).toEqual(['tests/test_geometry.py::test_area[1-1-1]'])
+    })
+
+    it('ignores an agent that rewrites the failing tests, its conftest or the pytest configuration', async () => {
+      const verdict = await run({
+        'tests/test_geometry.py': AREA_TESTS + PERIMETER_TESTS.replace('assert perimeter(w, h) == expected', 'assert True'),
+        'tests/conftest.py': `${CONFTEST}\n\ndef pytest_collection_modifyitems(items):\n    items.clear()\n`,
+        'pytest.ini': '[pytest]\naddopts = -p no:junitxml\n',
+      })
+      expect(verdict.solved).toBe(false)
+      expect(verdict.oracle.failToPass).toEqual({ passed: 0, total: 3 })
+      expect(verdict.stderr).toContain('ignored 3 change(s)')
+    })
+
+    it('catches a source module that forges every test report to "passed": unsolved and oracle-disarmed by the canaries', async () => {
+      const forge = [
+        'import _pytest.reports as _reports',
+        '_original = _reports.TestReport.from_item_and_call.__func__',
+        '',
+        '',
+        'def _forged(cls, item, call):',
+        '    report = _original(cls, item, call)',
+        '    report.outcome, report.longrepr = "passed", None',
+        '    return report',
+        '',
+        '',
+        '_reports.TestReport.from_item_and_call = classmethod(_forged)',
+        '',
+      ].join('\n')
+      const verdict = await run({ 'pkg/geometry.py': `${geometry('w + h')}\n\n${forge}` })
+      expect(verdict.oracle.failToPass.passed).toBe(verdict.oracle.failToPass.total)
+      expect(verdict.solved).toBe(false)
+      expect(verdict.integrityFlags![0]).toMatch(/^oracle-disarmed: a canary that must fail passed: tests\/test_geometry\.py: "test_\w+"/)
+    })
+
+    it('counts a run whose code kills pytest before it reports as unsolved, since the clean parent does report', async () => {
+      const verdict = await run({ 'pkg/geometry.py': 'import os\nos._exit(3)\n' })
+      expect(verdict.solved).toBe(false)
+      expect(verdict.oracle.failing).toHaveLength(5)
+      expect(verdict.stderr).toMatch(/the agent's changes stopped the tests from reporting: counted as unsolved/)
+    })
+
+    it('is a harness failure when the test command itself crashes before producing results', async () => {
+      const broken: GitFixTask = { ...task, metadata: { ...task.metadata, test_command: `${python} -m pytest --no-such-option --junitxml={junit} {tests}` } }
+      const failure = await run({ 'pkg/geometry.py': geometry('2 * (w + h)') }, broken).catch((error: unknown) => error)
+      expect(failure).toBeInstanceOf(HarnessFailure)
+      expect((failure as HarnessFailure).reason).toBe('oracle')
+    })
+  },
+)

@@ -64,7 +64,10 @@ test('links from the workspace to host files, a FIFO: the oracle copies none thr
   const workspace = await createGitFixWorkspace(task, scratch)
   workspaces.push(workspace)
   await workspace.snapshot()
-  await inWorkspace(workspace, '/bin/sh', ['-c', `rm -rf src test && ln -s ${host} src && ln -s ${host} test && mkfifo pipe && ln -s ${host}/secret leak.js && ln -s ${host}/sub lib && rm package.json && ln -s ${host}/package.json package.json`])
+  await inWorkspace(workspace, '/bin/sh', [
+    '-c',
+    `rm -rf src test && ln -s ${host} src && ln -s ${host} test && mkfifo pipe && ln -s ${host}/secret leak.js && ln -s ${host}/sub lib && rm package.json && ln -s ${host}/package.json package.json`,
+  ])
   expect(await workspace.changedFiles()).toEqual(['leak.js', 'lib', 'package.json', 'pipe', 'src', 'test'])
   const judgement = await runFixTests(task, workspace, { timeoutMs: 60_000, scratchDir: await mkdtemp(path.join(scratch, 'oracle-')) })
   expect(judgement.solved).toBe(false)

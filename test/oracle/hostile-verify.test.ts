@@ -88,10 +88,10 @@ test('a tree the harness cannot copy for the oracle (deeper than PATH_MAX) is ju
 })
 
 test('a task file written by the code under test while the oracle runs (no sandbox) stops the experiment as tampered, the measured run kept in unrecorded/', async () => {
-  const project = await hostileProject(
-    ({ root }) => `cat > check.sh <<'EOF'\necho 'one more line' >> ${root}/tasks/fixture/001-value/task.md\nEOF`,
-    { sandbox: 'none', task: { starting: { 'value.txt': 'wrong\n', 'check.sh': 'true\n' }, verify: 'bash ./check.sh\ngrep -qx right value.txt' } },
-  )
+  const project = await hostileProject(({ root }) => `cat > check.sh <<'EOF'\necho 'one more line' >> ${root}/tasks/fixture/001-value/task.md\nEOF`, {
+    sandbox: 'none',
+    task: { starting: { 'value.txt': 'wrong\n', 'check.sh': 'true\n' }, verify: 'bash ./check.sh\ngrep -qx right value.txt' },
+  })
   const failure = await project.run().then(
     () => undefined,
     (error: unknown) => error as HarnessFailure,
@@ -101,6 +101,11 @@ test('a task file written by the code under test while the oracle runs (no sandb
   expect(failure?.message).toMatch(/after the oracle, task file .*task\.md/)
   const kept = await readdir(path.join(project.experiment.outDir, 'unrecorded'))
   expect(kept).toHaveLength(1)
-  expect(JSON.parse(await readFile(path.join(project.experiment.outDir, 'unrecorded', kept[0]!), 'utf8'))).toMatchObject({ task: '001-value', arm: 'a', seed: 1, outcome: 'unsolved' })
+  expect(JSON.parse(await readFile(path.join(project.experiment.outDir, 'unrecorded', kept[0]!), 'utf8'))).toMatchObject({
+    task: '001-value',
+    arm: 'a',
+    seed: 1,
+    outcome: 'unsolved',
+  })
   expect(await readFile(path.join(project.experiment.outDir, 'runs.jsonl'), 'utf8').catch(() => '')).toBe('')
 })

@@ -37,7 +37,7 @@ describe('the test command', () => {
     expect(() => checkTestCommand('pytest {tests}', '--test-command')).toThrow(/must contain \{junit\}/)
   })
 
-  it('gets a clean environment: none of the harness\'s own variables, a HOME of its own', () => {
+  it("gets a clean environment: none of the harness's own variables, a HOME of its own", () => {
     const env = testCommandEnv('/scratch/home', { PATH: '/bin', VITEST: 'true', VITEST_WORKER_ID: '3', NODE_OPTIONS: '--inspect', ANTHROPIC_API_KEY: 'k', HOME: '/root' })
     expect(env).toMatchObject({ PATH: '/bin', HOME: '/scratch/home', CI: '1', TZ: 'UTC', PYENV_ROOT: '/root/.pyenv' })
     expect(Object.keys(env)).not.toEqual(expect.arrayContaining(['VITEST']))
@@ -45,17 +45,28 @@ describe('the test command', () => {
   })
 
   it('reports "no results" with the reason when the command writes no report', async () => {
-    const run = await runTestCommand({ command: 'echo boom >&2; exit 3 # {junit}', cwd: dir, testFiles: [], junitFile: path.join(dir, 'r.xml'), timeoutMs: 10_000, home: path.join(dir, 'home') })
+    const run = await runTestCommand({
+      command: 'echo boom >&2; exit 3 # {junit}',
+      cwd: dir,
+      testFiles: [],
+      junitFile: path.join(dir, 'r.xml'),
+      timeoutMs: 10_000,
+      home: path.join(dir, 'home'),
+    })
     expect(run.results).toBeNull()
     expect(run.noResults).toBe('the test command exited 3 without writing a JUnit report')
     expect(run.stderr).toBe('boom')
   })
 
-  it('kills the whole process group at the timeout, so a runner\'s workers do not outlive it', async () => {
+  it("kills the whole process group at the timeout, so a runner's workers do not outlive it", async () => {
     const pidFile = path.join(dir, 'pid')
     const run = await runTestCommand({
       command: `sleep 60 & echo $! > ${pidFile}; wait # {junit}`,
-      cwd: dir, testFiles: [], junitFile: path.join(dir, 'r2.xml'), timeoutMs: 500, home: path.join(dir, 'home'),
+      cwd: dir,
+      testFiles: [],
+      junitFile: path.join(dir, 'r2.xml'),
+      timeoutMs: 500,
+      home: path.join(dir, 'home'),
     })
     expect(run.timedOut).toBe(true)
     expect(run.noResults).toMatch(/^the test command timed out after 500 ms/)
@@ -64,9 +75,23 @@ describe('the test command', () => {
   })
 
   it('reads a report without test cases, or one that is not XML, as no results', async () => {
-    const empty = await runTestCommand({ command: "echo '<testsuites/>' > {junit}", cwd: dir, testFiles: [], junitFile: path.join(dir, 'r3.xml'), timeoutMs: 10_000, home: path.join(dir, 'home') })
+    const empty = await runTestCommand({
+      command: "echo '<testsuites/>' > {junit}",
+      cwd: dir,
+      testFiles: [],
+      junitFile: path.join(dir, 'r3.xml'),
+      timeoutMs: 10_000,
+      home: path.join(dir, 'home'),
+    })
     expect(empty.noResults).toBe('the test command exited 0 and its JUnit report lists no test case')
-    const garbage = await runTestCommand({ command: "echo '<testsuites><oops>' > {junit}", cwd: dir, testFiles: [], junitFile: path.join(dir, 'r4.xml'), timeoutMs: 10_000, home: path.join(dir, 'home') })
+    const garbage = await runTestCommand({
+      command: "echo '<testsuites><oops>' > {junit}",
+      cwd: dir,
+      testFiles: [],
+      junitFile: path.join(dir, 'r4.xml'),
+      timeoutMs: 10_000,
+      home: path.join(dir, 'home'),
+    })
     expect(garbage.noResults).toMatch(/its JUnit report cannot be read: the JUnit report is not well-formed XML/)
   })
 
@@ -78,7 +103,15 @@ describe('the test command', () => {
       'ls "$(dirname {junit})" | grep -v "^r5.xml$" | grep -q . && echo FOLDER-VISIBLE',
       `echo '<testsuites><testcase name="real"/></testsuites>' > {junit}`,
     ].join('; ')
-    const run = await runTestCommand({ command: forge, cwd: dir, testFiles: [], junitFile: path.join(dir, 'report', 'r5.xml'), timeoutMs: 30_000, home: path.join(dir, 'home'), sandbox: { readOnly: [] } })
+    const run = await runTestCommand({
+      command: forge,
+      cwd: dir,
+      testFiles: [],
+      junitFile: path.join(dir, 'report', 'r5.xml'),
+      timeoutMs: 30_000,
+      home: path.join(dir, 'home'),
+      sandbox: { readOnly: [] },
+    })
     expect(run.stdout).toBe('')
     expect([...run.results!.tests.keys()]).toEqual(['real'])
   })

@@ -20,7 +20,7 @@ describe('the test side of package.json and pyproject.toml', () => {
     expect(hasTestFields('src/package.json.js')).toBe(false)
   })
 
-  it('keeps the agent\'s dependency change but puts back scripts, type and imports as the parent has them', async () => {
+  it("keeps the agent's dependency change but puts back scripts, type and imports as the parent has them", async () => {
     const agent = { ...BASE_PACKAGE, type: 'commonjs', scripts: { test: 'echo 1 passing' }, imports: { '#assert': './src/fake-assert.js' }, dependencies: { a: '1.1.0' } }
     await writeFile(path.join(copy, 'package.json'), JSON.stringify(agent))
     expect(await restoreTestFields(copy, 'package.json', JSON.stringify(BASE_PACKAGE))).toEqual(['scripts', 'imports', 'type'])
@@ -34,7 +34,7 @@ describe('the test side of package.json and pyproject.toml', () => {
     expect(await readFile(path.join(copy, 'package.json'), 'utf8')).toBe(text)
   })
 
-  it('replaces the agent\'s pytest tables of pyproject.toml with the parent\'s, keeping its other changes', async () => {
+  it("replaces the agent's pytest tables of pyproject.toml with the parent's, keeping its other changes", async () => {
     const base = '[project]\nname = "calc"\nversion = "1.0"\n\n[tool.pytest.ini_options]\naddopts = "-q"\n'
     const agent = '[project]\nname = "calc"\nversion = "1.1"\n\n[tool.pytest.ini_options]\naddopts = "-p fake_plugin"\n\n[tool.black]\nline-length = 100\n'
     await writeFile(path.join(copy, 'pyproject.toml'), agent)

@@ -15,7 +15,7 @@ describe("the oracle's toolchain", () => {
     expect(cleanPath(host, [project])).toEqual(['/usr/bin', '/bin'])
   })
 
-  test('node is the harness\'s own, bash and python3 absolute, and the PATH finds them first', async () => {
+  test("node is the harness's own, bash and python3 absolute, and the PATH finds them first", async () => {
     const toolchain = await resolveOracleToolchain(process.env.PATH, [])
     expect(toolchain.binaries.node).toBe(await import('node:fs').then((fs) => fs.realpathSync(process.execPath)))
     for (const file of Object.values(toolchain.binaries)) expect(path.isAbsolute(file)).toBe(true)
@@ -36,14 +36,7 @@ describe('a node shim planted on the PATH during the run', () => {
     const bin = path.join(fixture.root, 'node_modules', '.bin')
     const ran = path.join(fixture.root, 'shim-ran')
     await mkdir(bin, { recursive: true })
-    await fixture.writeAgent(
-      'plant.sh',
-      [
-        `printf '#!/bin/sh\\ntouch ${ran}\\nexit 0\\n' > ${bin}/node`,
-        `chmod +x ${bin}/node`,
-        `echo '{"status":"completed","costUsd":0.01}'`,
-      ],
-    )
+    await fixture.writeAgent('plant.sh', [`printf '#!/bin/sh\\ntouch ${ran}\\nexit 0\\n' > ${bin}/node`, `chmod +x ${bin}/node`, `echo '{"status":"completed","costUsd":0.01}'`])
     const result = await fixture.vitest(['-t', 'hostile'], { env: { PATH: `${bin}:${process.env.PATH}` } })
     expect(result.exitCode, result.all).toBe(0)
     const [record] = await fixture.runs()

@@ -149,7 +149,10 @@ describe('the packed package, installed into a fresh CommonJS project', () => {
     const run = await vitest(config)
     expect(run.exitCode, run.all).toBe(0)
     const outDir = path.join(project, 'bench', 'task_outcome', name)
-    const records = (await readFile(path.join(outDir, 'runs.jsonl'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>)
+    const records = (await readFile(path.join(outDir, 'runs.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
     expect(records.map((record) => `${record.task} ${record.arm} ${record.outcome}`).sort()).toEqual([
       '001-first baseline unsolved',
       '001-first fixer solved',
@@ -175,7 +178,12 @@ describe('the packed package, installed into a fresh CommonJS project', () => {
     const init = await execa(path.join(project, 'node_modules', '.bin', 'task-outcome'), ['init'], { cwd: fresh, reject: false, all: true })
     expect(init.exitCode, init.all).toBe(0)
     expect(init.stdout).toContain('the template runs Claude Code: npm install --save-dev @anthropic-ai/claude-code@')
-    const run = await execa(path.join(project, 'node_modules', '.bin', 'vitest'), ['run', '--project', 'pilot-smoke'], { cwd: fresh, env: { NO_COLOR: '1', CI: '1' }, reject: false, all: true })
+    const run = await execa(path.join(project, 'node_modules', '.bin', 'vitest'), ['run', '--project', 'pilot-smoke'], {
+      cwd: fresh,
+      env: { NO_COLOR: '1', CI: '1' },
+      reject: false,
+      all: true,
+    })
     // The config and the experiment load; the template's agent is not installed here, so it stops before any run.
     expect(run.exitCode).toBe(1)
     expect(run.all).toContain('agent "claude-code" needs @anthropic-ai/claude-code, which is not installed')

@@ -27,8 +27,17 @@ class ScriptedAgent implements Agent {
   async run(request: AgentRunRequest): Promise<AgentRunResult> {
     const step = this.steps[Math.min(this.calls++, this.steps.length - 1)]!
     return {
-      stop: 'completed', costUsd: 0.02, costSource: 'agent', tokens: null, turns: 2, toolCalls: 3, toolCallsBeforeFirstEdit: 1,
-      wallMs: 5, model: 'scripted-model', transcriptSha256: null, hooksFired: null,
+      stop: 'completed',
+      costUsd: 0.02,
+      costSource: 'agent',
+      tokens: null,
+      turns: 2,
+      toolCalls: 3,
+      toolCallsBeforeFirstEdit: 1,
+      wallMs: 5,
+      model: 'scripted-model',
+      transcriptSha256: null,
+      hooksFired: null,
       ...(await step(request)),
     }
   }
@@ -39,9 +48,11 @@ const fix: Step = async (request) => {
   await writeFile(path.join(request.workspaceOnHost ?? request.workspace, 'value.txt'), 'right\n')
   return {}
 }
-const fail = (reason: 'api-error' | 'auth', retryable = true): Step => async () => {
-  throw new HarnessFailure(reason, `scripted ${reason}`, { retryable })
-}
+const fail =
+  (reason: 'api-error' | 'auth', retryable = true): Step =>
+  async () => {
+    throw new HarnessFailure(reason, `scripted ${reason}`, { retryable })
+  }
 
 async function setup(arms: Record<string, unknown> = { a: {}, b: {} }, attempts = 3) {
   const root = await mkdtemp(path.join(os.tmpdir(), 'task-outcome-exec-'))
@@ -53,14 +64,21 @@ async function setup(arms: Record<string, unknown> = { a: {}, b: {} }, attempts 
   const task = await loadTask(path.join(root, '001-t'), root)
   const sleeps: number[] = []
   const context = (agent: Agent, arm = 'a') => ({
-    experiment, task, arm, seed: 1, order: 0, specSha256: 'c'.repeat(64), agent, agentVersion: 'scripted 1.0',
+    experiment,
+    task,
+    arm,
+    seed: 1,
+    order: 0,
+    specSha256: 'c'.repeat(64),
+    agent,
+    agentVersion: 'scripted 1.0',
     sleep: async (ms: number) => void sleeps.push(ms),
   })
   return { experiment, context, sleeps }
 }
 
 describe('making one run', () => {
-  test('a solved run becomes a schema-valid record with the agent\'s numbers and the oracle\'s verdict', async () => {
+  test("a solved run becomes a schema-valid record with the agent's numbers and the oracle's verdict", async () => {
     const { context } = await setup()
     const record = await executeRun(context(new ScriptedAgent([fix])))
     expect(MeasuredRunSchema.parse(record)).toEqual(record)
@@ -119,7 +137,7 @@ describe('making one run', () => {
     expect(record.manipulation).toEqual({ hookPromptsRecorded: 1, hookEditsRecorded: 2 })
   })
 
-  test('arm setup files and environment reach the agent, and setup files are not counted as the agent\'s changes', async () => {
+  test("arm setup files and environment reach the agent, and setup files are not counted as the agent's changes", async () => {
     const { context } = await setup({ a: {}, b: { setup: { env: { HINT: 'value.txt' }, commands: ['echo context > CONTEXT.md'] } } })
     let seen: { env: string | undefined; context: string } | undefined
     const record = await executeRun(
@@ -138,7 +156,7 @@ describe('making one run', () => {
   })
 })
 
-describe('versions and the run\'s scope', () => {
+describe("versions and the run's scope", () => {
   test('a run whose versions differ from the recorded ones stops before the agent starts, naming both values', async () => {
     const { context } = await setup()
     const agent = new ScriptedAgent([fix])
@@ -166,7 +184,7 @@ describe('versions and the run\'s scope', () => {
     expect(again.versions).toEqual(first.versions)
   })
 
-  test('the run\'s scope is disposed whatever happened: no scratch folder or workspace is left, after a run or a failed attempt', async () => {
+  test("the run's scope is disposed whatever happened: no scratch folder or workspace is left, after a run or a failed attempt", async () => {
     const { context } = await setup({ a: {}, b: {} }, 1)
     const workspaceRoot = await mkdtemp(path.join(os.tmpdir(), 'task-outcome-scope-'))
     await executeRun({ ...context(new ScriptedAgent([fix])), workspaceRoot })
@@ -177,4 +195,3 @@ describe('versions and the run\'s scope', () => {
     expect(await readdir(workspaceRoot)).toEqual([])
   })
 })
-

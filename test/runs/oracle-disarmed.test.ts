@@ -64,7 +64,7 @@ async function record(arm: string) {
   return executeRun({ experiment, task: fixture.tasks[0]!, arm, seed: 1, order: 0, specSha256: 'd'.repeat(64), agent, agentVersion: 'test', workspaceRoot })
 }
 
-describe('an oracle the agent\'s code disarmed, through the real path', () => {
+describe("an oracle the agent's code disarmed, through the real path", () => {
   it('records the hostile run unsolved with oracle-disarmed, gold solved and noop unsolved without it', async () => {
     const hostile = await record('hostile')
     expect(hostile).toMatchObject({ outcome: 'unsolved', solved: false, changedFiles: ['src/calc.js'] })

@@ -68,17 +68,14 @@ describe('a command agent that reports impossible numbers', () => {
 
   beforeAll(async () => {
     fixture = await createExperimentFixture(simpleTasks(1), { arms: { noop: {}, liar: { agent: { kind: 'command', bin: './liar.sh' } } }, control: 'noop', seeds: 4 })
-    await fixture.writeAgent(
-      'liar.sh',
-      [
-        'case "$TASK_OUTCOME_SEED" in',
-        `  1) echo '{"status":"completed","costUsd":1e300}' ;;`,
-        `  2) echo '{"status":"completed","costUsd":1e-300}' ;;`,
-        `  3) echo '{"status":"completed","costUsd":NaN}' ;;`,
-        `  4) echo '{"status":"max-budget","costUsd":0}' ;;`,
-        'esac',
-      ],
-    )
+    await fixture.writeAgent('liar.sh', [
+      'case "$TASK_OUTCOME_SEED" in',
+      `  1) echo '{"status":"completed","costUsd":1e300}' ;;`,
+      `  2) echo '{"status":"completed","costUsd":1e-300}' ;;`,
+      `  3) echo '{"status":"completed","costUsd":NaN}' ;;`,
+      `  4) echo '{"status":"max-budget","costUsd":0}' ;;`,
+      'esac',
+    ])
     const run = await fixture.vitest(['-t', 'liar'])
     output = run.all
     exitCode = run.exitCode

@@ -32,7 +32,7 @@ describe('spec.json keeps the plan', () => {
     expect(requirePlan(dir).plan).toHaveLength(8)
   })
 
-  test('an older spec.json without a plan gets the plan when its hash is this spec\'s, its hash and manifest untouched', async () => {
+  test("an older spec.json without a plan gets the plan when its hash is this spec's, its hash and manifest untouched", async () => {
     const oldManifest = { ...manifest, files: { ...manifest.files, extra: 'd'.repeat(64) } }
     const old = { specSha256: hash, manifest: oldManifest, changeLog: [], source } as unknown as RecordedSpec
     const dir = await folderWith(old)

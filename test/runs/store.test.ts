@@ -10,7 +10,7 @@ import { readAnchor, writeAnchor } from '../../src/runs/anchor.ts'
 import { appendRun, formatRuns, parseRuns, readRuns } from '../../src/runs/store.ts'
 
 /** A complete, valid record to vary. */
-export function sampleRecord(overrides: Partial<RunRecord> = {}): RunRecord {
+function sampleRecord(overrides: Partial<RunRecord> = {}): RunRecord {
   const identity = { task: overrides.task ?? '001-a', arm: overrides.arm ?? 'baseline', seed: overrides.seed ?? 1 }
   return {
     experiment: 'demo',
@@ -33,7 +33,15 @@ export function sampleRecord(overrides: Partial<RunRecord> = {}): RunRecord {
     goldFileTouched: true,
     oracle: { failToPass: { passed: 1, total: 1 }, passToPass: { passed: 2, total: 2 }, failing: [] },
     manipulation: null,
-    versions: { harness: '0.1.0', agent: '2.1.197 (Claude Code)', model: 'claude-sonnet-4-5', tool: null, node: 'v20.20.2', sandbox: 'bubblewrap 0.8.0', toolchain: 'node v20.20.2 /usr/bin/node; bash 5.2.15 /usr/bin/bash' },
+    versions: {
+      harness: '0.1.0',
+      agent: '2.1.197 (Claude Code)',
+      model: 'claude-sonnet-4-5',
+      tool: null,
+      node: 'v20.20.2',
+      sandbox: 'bubblewrap 0.8.0',
+      toolchain: 'node v20.20.2 /usr/bin/node; bash 5.2.15 /usr/bin/bash',
+    },
     sandbox: { denied: { read: null, write: null, network: 0 }, examples: [], egress: [] },
     transcript: transcriptPath(identity),
     transcriptSha256: 'b'.repeat(64),
@@ -143,7 +151,10 @@ describe('runs.jsonl', () => {
   })
 
   test('a record whose fields contradict each other is an error naming its line and the fields', () => {
-    const text = formatRuns([sampleRecord(), { ...sampleRecord({ seed: 2, order: 1 }), oracle: { failToPass: { passed: 0, total: 1 }, passToPass: { passed: 2, total: 2 }, failing: ['t'] } }])
+    const text = formatRuns([
+      sampleRecord(),
+      { ...sampleRecord({ seed: 2, order: 1 }), oracle: { failToPass: { passed: 0, total: 1 }, passToPass: { passed: 2, total: 2 }, failing: ['t'] } },
+    ])
     expect(() => parseRuns(text, 'runs.jsonl')).toThrow(/runs\.jsonl:2: 001-a › baseline › seed 2 contradicts itself \(solved, but the oracle has FAIL_TO_PASS 0\/1/)
   })
 
@@ -283,7 +294,9 @@ describe('transcripts', () => {
   test('a transcript changed after its run is an error naming the line and the file', async () => {
     const { file, transcript } = await withTranscript('{"type":"result","cost":1}\n')
     await writeFile(transcript, '{"type":"result","cost":0.5}\n')
-    expect(() => readRuns(file)).toThrow(/runs\.jsonl:1: 001-a › baseline › seed 1: its transcript artifacts\/001-a\/baseline\/seed-1\/transcript\.jsonl hashes to \w+, but runs\.jsonl records \w+: the transcript no longer matches/)
+    expect(() => readRuns(file)).toThrow(
+      /runs\.jsonl:1: 001-a › baseline › seed 1: its transcript artifacts\/001-a\/baseline\/seed-1\/transcript\.jsonl hashes to \w+, but runs\.jsonl records \w+: the transcript no longer matches/,
+    )
   })
 
   test('an absent transcript is counted, not checked', async () => {
@@ -292,7 +305,7 @@ describe('transcripts', () => {
     expect(readRuns(file).transcripts).toEqual({ verified: 0, absent: 1, none: 0 })
   })
 
-  test('a transcript path that is not the run\'s own is refused', () => {
+  test("a transcript path that is not the run's own is refused", () => {
     expect(() => parseRuns(formatRuns([sampleRecord({ transcript: '../../etc/passwd' })]), 'runs.jsonl')).toThrow(/transcript is "\.\.\/\.\.\/etc\/passwd", not this run's/)
   })
 })

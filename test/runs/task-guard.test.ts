@@ -26,10 +26,14 @@ async function hostileFixture(script: string, tasks = simpleTasks(1)) {
 describe('the task folder and the template, hashed before every run and every oracle', () => {
   let template = ''
   test('a task file changed and put back during the run stops the experiment naming it; the run is not recorded', async () => {
-    const fixture = await hostileFixture('cp "$VERIFY" "$HOME/verify.sh.orig"\nprintf "#!/usr/bin/env bash\\nexit 0\\n" > "$VERIFY"\nsleep 0.2\ncp "$HOME/verify.sh.orig" "$VERIFY"')
+    const fixture = await hostileFixture(
+      'cp "$VERIFY" "$HOME/verify.sh.orig"\nprintf "#!/usr/bin/env bash\\nexit 0\\n" > "$VERIFY"\nsleep 0.2\ncp "$HOME/verify.sh.orig" "$VERIFY"',
+    )
     const result = await fixture.vitest(['-t', 'hostile'])
     expect(result.exitCode).not.toBe(0)
-    expect(result.all).toMatch(/harness failure \(tampered\).*before the oracle, task file tasks\/fixture\/001-task-1\/verify\.sh was written during the run \(its change time moved\), even if its content is back/)
+    expect(result.all).toMatch(
+      /harness failure \(tampered\).*before the oracle, task file tasks\/fixture\/001-task-1\/verify\.sh was written during the run \(its change time moved\), even if its content is back/,
+    )
     expect(await fixture.runs()).toEqual([])
   })
 
@@ -88,10 +92,14 @@ describe('the task folder and the template, hashed before every run and every or
   })
 
   test('a sealed template changed and put back during the run, mtime too, stops the experiment by its change time', async () => {
-    const fixture = await sealedTemplateFixture((file) => `cp -p "${file}" "$HOME/orig"\nprintf 'right\\n' > "${file}"\nsleep 0.2\ncat "$HOME/orig" > "${file}"\ntouch -m -r "$HOME/orig" "${file}"`)
+    const fixture = await sealedTemplateFixture(
+      (file) => `cp -p "${file}" "$HOME/orig"\nprintf 'right\\n' > "${file}"\nsleep 0.2\ncat "$HOME/orig" > "${file}"\ntouch -m -r "$HOME/orig" "${file}"`,
+    )
     const result = await fixture.vitest(['-t', 'hostile'])
     expect(result.exitCode).not.toBe(0)
-    expect(result.all).toMatch(/harness failure \(tampered\).*before the oracle, template entry value\.txt was written during the run \(its change time moved\), even if its content is back/)
+    expect(result.all).toMatch(
+      /harness failure \(tampered\).*before the oracle, template entry value\.txt was written during the run \(its change time moved\), even if its content is back/,
+    )
     expect(await fixture.runs()).toEqual([])
   })
 })

@@ -12,12 +12,12 @@ const found = findPytestPython()
 const python = found === null ? null : execFileSync(found, ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' }).trim()
 
 describe('the test runner a record names', () => {
-  it('is node:test with the harness\'s Node for node --test', async () => {
+  it("is node:test with the harness's Node for node --test", async () => {
     const toolchain = await resolveOracleToolchain(process.env.PATH, [])
     expect(await testRunnerVersion(gitFix('node --test --test-reporter=junit --test-reporter-destination={junit} {tests}'), null, toolchain)).toBe(`node:test ${process.version}`)
   })
 
-  it.skipIf(python === null)('is pytest\'s own version for python -m pytest', async () => {
+  it.skipIf(python === null)("is pytest's own version for python -m pytest", async () => {
     const toolchain = await resolveOracleToolchain(process.env.PATH, [])
     expect(await testRunnerVersion(gitFix(`${python} -m pytest --junitxml={junit} {tests}`), null, toolchain)).toMatch(/^pytest \d+\.\d+/)
   })

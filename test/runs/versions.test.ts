@@ -19,7 +19,7 @@ test('equal versions pass', () => {
   expect(() => checkVersions(recorded, { ...recorded }, where)).not.toThrow()
 })
 
-test('every differing field is named with both values, in the record\'s order', () => {
+test("every differing field is named with both values, in the record's order", () => {
   const error = (() => {
     try {
       checkVersions(recorded, { ...recorded, sandbox: 'none (UNSANDBOXED)', node: 'v24.1.0', tool: 'lint@1' }, where)
@@ -54,7 +54,7 @@ test('after the session the message says the run is not recorded', () => {
   )
 })
 
-test('the versions a run is checked against: its arm\'s, with the task\'s test runner', () => {
+test("the versions a run is checked against: its arm's, with the task's test runner", () => {
   const byArm = { tool: recorded }
   expect(recordedVersionsFor(byArm, 'tool', 'pytest 8.3.5')).toEqual({ ...recorded, testRunner: 'pytest 8.3.5' })
   const { testRunner: _runner, ...withoutRunner } = recorded

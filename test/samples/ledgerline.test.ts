@@ -72,7 +72,11 @@ describe('the ledgerline sample repository', () => {
     expect(fresh.tip).toBe(committed.tip)
     const heads = await readerGit(scratch).raw(['bundle', 'list-heads', paths.bundle])
     expect(heads).toContain(`${committed.tip} refs/heads/main`)
-    expect(createHash('sha256').update(await readFile(paths.bundle)).digest('hex')).toBe(committed.bundleSha256)
+    expect(
+      createHash('sha256')
+        .update(await readFile(paths.bundle))
+        .digest('hex'),
+    ).toBe(committed.bundleSha256)
   })
 
   it.skipIf(gitVersion !== committed.git)(`rebuilds the bundle byte for byte (with ${committed.git}; skipped under another git, whose packs may differ)`, async () => {
@@ -133,7 +137,11 @@ describe('selecting from the sample', () => {
       }
     }
     const other = await draw(1, 'other-seed')
-    const fixes = (selection: Selection) => selection.walk.filter((entry) => entry.status === 'selected').map((entry) => entry.fix).sort()
+    const fixes = (selection: Selection) =>
+      selection.walk
+        .filter((entry) => entry.status === 'selected')
+        .map((entry) => entry.fix)
+        .sort()
     expect(fixes(other)).not.toEqual(fixes(same))
     expect(fixes(other)).toHaveLength(8)
   })

@@ -52,10 +52,14 @@ async function solvesInSandbox(agent: Agent, options: { fixes: boolean; sideTraf
 
 describe('inside the sandbox, against the scripted model', () => {
   it('claude-code runs a whole session and fixes the bug', async () => {
-    await solvesInSandbox(new ClaudeCodeAgent(AgentSpecSchema.parse({ kind: 'claude-code', model: 'claude-sonnet-4-5', options: { scriptedModel: { wrongEditRate: 0 } } }), { experimentDir: folders.root }))
+    await solvesInSandbox(
+      new ClaudeCodeAgent(AgentSpecSchema.parse({ kind: 'claude-code', model: 'claude-sonnet-4-5', options: { scriptedModel: { wrongEditRate: 0 } } }), {
+        experimentDir: folders.root,
+      }),
+    )
   })
 
-  it("claude-code reads a settings file the experiment names from the project (that file alone is mounted)", async () => {
+  it('claude-code reads a settings file the experiment names from the project (that file alone is mounted)', async () => {
     const { writeFile } = await import('node:fs/promises')
     await writeFile(path.join(folders.root, 'claude-settings.json'), '{ "env": { "TASK_OUTCOME_FROM_SETTINGS": "1" } }\n')
     const spec = AgentSpecSchema.parse({ kind: 'claude-code', model: 'claude-sonnet-4-5', options: { scriptedModel: { wrongEditRate: 0 }, settings: 'claude-settings.json' } })

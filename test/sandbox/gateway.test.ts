@@ -39,7 +39,10 @@ const openai = (stream: boolean): ModelRequest => ({
     model: 'gpt-5.5',
     stream,
     prompt_cache_key: 'thread-1',
-    tools: [{ type: 'function', name: 'exec_command' }, { type: 'custom', name: 'apply_patch' }],
+    tools: [
+      { type: 'function', name: 'exec_command' },
+      { type: 'custom', name: 'apply_patch' },
+    ],
     input: [
       { type: 'message', role: 'developer', content: [{ type: 'input_text', text: 'You are Codex.' }] },
       { type: 'message', role: 'user', content: [{ type: 'input_text', text: greetingTask.prompt }] },
@@ -64,7 +67,11 @@ interface ModelRequest {
 }
 
 async function post(base: string, request: ModelRequest): Promise<string> {
-  const response = await fetch(`${base}${request.path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...request.headers }, body: JSON.stringify(request.body) })
+  const response = await fetch(`${base}${request.path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...request.headers },
+    body: JSON.stringify(request.body),
+  })
   expect(response.status).toBe(200)
   return response.text()
 }

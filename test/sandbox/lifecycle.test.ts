@@ -54,10 +54,7 @@ for i in 1 2 3 4; do pgrep -f "sleep ${n}.$i" >/dev/null && echo "STARTED $i"; d
     const n = unique()
     const project = await hostileProject(`setsid env -i /usr/bin/sleep ${n}.7 </dev/null >/dev/null 2>&1 &\nsleep ${n}.8`)
     const runner = path.join(project.root, 'run-one.mts')
-    await writeFile(
-      runner,
-      `import { hostileRunFromEnv } from ${JSON.stringify(path.join(import.meta.dirname, 'hostile-agent.ts'))}\nawait hostileRunFromEnv()\n`,
-    )
+    await writeFile(runner, `import { hostileRunFromEnv } from ${JSON.stringify(path.join(import.meta.dirname, 'hostile-agent.ts'))}\nawait hostileRunFromEnv()\n`)
     // node itself with tsx's loader (not the tsx wrapper, which would leave the real process behind): the killed process is the harness.
     const child = execa(process.execPath, ['--import', 'tsx', runner], {
       env: { ...process.env, HOSTILE_ROOT: project.root, HOSTILE_WORKSPACES: project.workspaceRoot },

@@ -98,6 +98,10 @@ describe("a sandboxed agent's network", () => {
     expect(model.hits).toContain('/after-the-stream')
     expect(record.outcome).toBe('unsolved')
     expect(record.sandbox?.denied.network).toBe(3 + 40)
-    expect(record.sandbox?.examples.slice(0, 3)).toEqual(['CONNECT x:99999 (malformed target)', 'GET /origin-form (not an absolute http URL)', 'malformed request (HPE_HEADER_OVERFLOW)'])
+    expect(record.sandbox?.examples.slice(0, 3)).toEqual([
+      'CONNECT x:99999 (malformed target)',
+      'GET /origin-form (not an absolute http URL)',
+      'malformed request (HPE_HEADER_OVERFLOW)',
+    ])
   })
 })

@@ -12,7 +12,7 @@ afterEach(() => {
 })
 
 describe('the sandbox probe', () => {
-  test("names bubblewrap and its version on a machine that has it", async () => {
+  test('names bubblewrap and its version on a machine that has it', async () => {
     expect(await probeSandbox()).toEqual({ name: 'bubblewrap', version: expect.stringMatching(/^\d+\.\d+/) })
   })
 

@@ -18,7 +18,20 @@ describe('a CONNECT target', () => {
   })
 
   test('refuses a malformed host', () => {
-    for (const authority of [':443', 'exa mple.com:443', '-bad.com:443', 'a..b:443', `${'a'.repeat(64)}.com:443`, '[zz]:443', '::1:443', '[::1:443', 'a:b:443', 'x\u0000y:443', 'host', undefined]) {
+    for (const authority of [
+      ':443',
+      'exa mple.com:443',
+      '-bad.com:443',
+      'a..b:443',
+      `${'a'.repeat(64)}.com:443`,
+      '[zz]:443',
+      '::1:443',
+      '[::1:443',
+      'a:b:443',
+      'x\u0000y:443',
+      'host',
+      undefined,
+    ]) {
       expect(connectTarget(authority), String(authority)).toBeNull()
     }
     expect(connectTarget(`${'a.'.repeat(1100)}com:443`)).toBeNull()
@@ -46,7 +59,7 @@ test('ports and hosts on their own', () => {
   expect(validHost('')).toBe(false)
 })
 
-test("an example in the record is printable and short, whatever the agent sent", () => {
+test('an example in the record is printable and short, whatever the agent sent', () => {
   expect(printable('CONNECT a\r\nb')).toBe('CONNECT a\\r\\nb')
   expect(printable('x'.repeat(500)).length).toBeLessThanOrEqual(121)
 })

@@ -8,13 +8,15 @@ import { hostileProject, tagged } from './hostile-agent.ts'
 
 describe('a sandboxed agent', () => {
   test("sees neither the project (tasks, oracle, solutions, results), nor the templates, nor other runs' workspaces", async () => {
-    const project = await hostileProject(({ root, workspaceRoot }) => `
+    const project = await hostileProject(
+      ({ root, workspaceRoot }) => `
 for p in "${root}/tasks/fixture/001-value/verify.sh" "${root}/tasks/fixture/001-value/solution" "${root}/tasks/fixture/experiment.ts" "${root}/out" "${templateRoot()}" "${workspaceRoot}/other-run"; do
   [ -e "$p" ] && echo "SEEN $p"
 done
 find / -xdev \\( -name verify.sh -o -name solve.sh -o -name gold.patch -o -name metadata.json \\) 2>/dev/null | sed 's/^/FOUND /'
 ls -A "${root}/tasks/fixture" | sed 's/^/LISTED /'
-echo "PARENT $(readlink /proc/$PPID/cwd)"`)
+echo "PARENT $(readlink /proc/$PPID/cwd)"`,
+    )
     await mkdir(path.join(project.workspaceRoot, 'other-run'), { recursive: true })
     await writeFile(path.join(project.workspaceRoot, 'other-run', 'value.txt'), 'right\n')
     const { transcript } = await project.run()
@@ -75,7 +77,8 @@ echo "PARENT $(readlink /proc/$PPID/cwd)"`)
 
   test('cannot write outside its workspace and HOME: the task folder, the templates, the system and the host /tmp stay as they were', async () => {
     const hostTmpMarker = path.join('/tmp', `hostile-${process.pid}-${Date.now()}`)
-    const project = await hostileProject(({ root }) => `
+    const project = await hostileProject(
+      ({ root }) => `
 try() { if ( eval "$1" ) 2>/dev/null; then echo "WROTE $2"; else echo "REFUSED $2"; fi; }
 try 'echo hacked > "${root}/tasks/fixture/001-value/verify.sh"' verify.sh
 try 'echo hacked > "${root}/tasks/fixture/agent.sh"' agent.sh
@@ -84,7 +87,8 @@ try 'echo x > /etc/hostile' /etc
 try 'echo x > /usr/hostile' /usr
 try 'echo x > "$HOME/ok"' home
 try 'echo right > value.txt' workspace
-echo x > "${hostTmpMarker}" 2>/dev/null`)
+echo x > "${hostTmpMarker}" 2>/dev/null`,
+    )
     const verifyBefore = await readFile(path.join(project.root, 'tasks/fixture/001-value/verify.sh'), 'utf8')
     const { transcript, record } = await project.run()
     expect(tagged(transcript, 'WROTE ').sort()).toEqual(['home', 'workspace'])

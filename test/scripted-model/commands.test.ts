@@ -29,7 +29,7 @@ async function twoWorkspaces(): Promise<[string, string]> {
 
 const run = (command: string, cwd: string) => execa('bash', ['-c', command], { cwd, env: { LANG: 'en_US.UTF-8' } })
 
-describe('the scripted model\'s exploration commands give the same output in every workspace', () => {
+describe("the scripted model's exploration commands give the same output in every workspace", () => {
   test('a search (grep -rn) lists its matches in the same order whatever order the files were made in', async () => {
     const [a, b] = await twoWorkspaces()
     const [first, second] = [(await run(searchCommand('balance'), a)).stdout, (await run(searchCommand('balance'), b)).stdout]

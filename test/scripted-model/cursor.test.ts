@@ -47,7 +47,11 @@ class SdkSide {
 
   async open(): Promise<Response> {
     const body = connectEnvelope(new (T('aiserver.v1.BidiRequestId'))({ requestId: this.#requestId }).toBinary())
-    const response = await fetch(`${this.#url}/agent.v1.AgentService/RunSSE`, { method: 'POST', headers: { 'content-type': 'application/connect+proto', 'connect-protocol-version': '1' }, body })
+    const response = await fetch(`${this.#url}/agent.v1.AgentService/RunSSE`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/connect+proto', 'connect-protocol-version': '1' },
+      body,
+    })
     this.#reader = response.body!.getReader()
     return response
   }
@@ -97,7 +101,9 @@ class SdkSide {
   }
 }
 
-const runRequest = (text: string) => ({ message: { case: 'runRequest', value: { conversationId: 'agent-1', action: { action: { case: 'userMessageAction', value: { userMessage: { text } } } } } } })
+const runRequest = (text: string) => ({
+  message: { case: 'runRequest', value: { conversationId: 'agent-1', action: { action: { case: 'userMessageAction', value: { userMessage: { text } } } } } },
+})
 const execResult = (id: number, kind: string, result: Json) => ({ message: { case: 'execClientMessage', value: { id, message: { case: kind, value: { result } } } } })
 const requestContext = (id: number, rules: { content: string; fullPath: string }[] = [], workspace = WS) =>
   execResult(id, 'requestContextResult', { case: 'success', value: { requestContext: { rules, env: { workspacePaths: [workspace] } } } })
@@ -119,7 +125,10 @@ function answer(exec: Json, workspace = WS): Json {
   if (exec.grepArgs !== undefined) return execResult(id, 'grepResult', { case: 'success', value: { pattern: (exec.grepArgs as Json).pattern, path: workspace } })
   if (exec.readArgs !== undefined) {
     const file = String((exec.readArgs as Json).path)
-    return execResult(id, 'readResult', { case: 'success', value: { path: file, output: { case: 'content', value: file.endsWith('greet.js') ? task.edits[0]!.before! : '// other\n' } } })
+    return execResult(id, 'readResult', {
+      case: 'success',
+      value: { path: file, output: { case: 'content', value: file.endsWith('greet.js') ? task.edits[0]!.before! : '// other\n' } },
+    })
   }
   if (exec.writeArgs !== undefined) return execResult(id, 'writeResult', { case: 'success', value: { path: (exec.writeArgs as Json).path } })
   throw new Error(`unexpected exec ${JSON.stringify(exec)}`)
@@ -152,7 +161,9 @@ describe('the Cursor agent backend protocol', () => {
     expect(end).toEqual({})
     expect(execs.at(-1)).toBe('writeArgs')
     expect(execs.filter((kind) => kind === 'readArgs').length).toBeGreaterThanOrEqual(1)
-    const writes = updates.filter((update) => (update.toolCallStarted as Json | undefined)?.toolCall !== undefined).map((update) => Object.keys((update.toolCallStarted as { toolCall: Json }).toolCall)[0])
+    const writes = updates
+      .filter((update) => (update.toolCallStarted as Json | undefined)?.toolCall !== undefined)
+      .map((update) => Object.keys((update.toolCallStarted as { toolCall: Json }).toolCall)[0])
     expect(writes).toHaveLength(execs.length)
     expect(writes.at(-1)).toBe('editToolCall')
     const turnEnded = updates.at(-1)!.turnEnded as Json
@@ -260,13 +271,17 @@ describe('the Cursor agent backend protocol', () => {
     const models = await fetch(`${scripted.url}/v1/models`, { headers: { 'x-cursor-client-type': 'sdk' } })
     expect(((await models.json()) as { items: { id: string }[] }).items.map((item) => item.id)).toEqual(SCRIPTED_CURSOR_MODELS)
     expect((await fetch(`${scripted.url}/v1/models`)).status).toBe(404)
-    const privacy = await fetch(`${scripted.url}/aiserver.v1.DashboardService/GetUserPrivacyMode`, { method: 'POST', headers: { 'content-type': 'application/proto' }, body: new Uint8Array(0) })
+    const privacy = await fetch(`${scripted.url}/aiserver.v1.DashboardService/GetUserPrivacyMode`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/proto' },
+      body: new Uint8Array(0),
+    })
     expect(privacy.status).toBe(200)
     expect((await privacy.arrayBuffer()).byteLength).toBe(0)
     expect(scripted.requests.map((request) => request.protocol)).toEqual(['cursor', 'cursor', 'cursor', 'cursor'])
   })
 
-  it('answers an injected fault in Connect\'s error format', () => {
+  it("answers an injected fault in Connect's error format", () => {
     expect(cursorAgentBackend.errorBody(401, 'Invalid API key')).toEqual({ code: 'unauthenticated', message: 'Invalid API key' })
     expect(cursorAgentBackend.errorBody(529, 'Overloaded')).toEqual({ code: 'unavailable', message: 'Overloaded' })
   })

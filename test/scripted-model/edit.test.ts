@@ -38,7 +38,7 @@ describe('minimalReplacement', () => {
 })
 
 describe('wrongReplacement', () => {
-  test('marks the spot with a comment in the file\'s language and leaves the bug', () => {
+  test("marks the spot with a comment in the file's language and leaves the bug", () => {
     const before = 'function f() {\n  return 1\n}\n'
     const after = 'function f() {\n  return 2\n}\n'
     const wrong = wrongReplacement('src/f.js', before, after)!

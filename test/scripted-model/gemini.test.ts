@@ -17,7 +17,11 @@ const body = (contents: unknown[], extra: Record<string, unknown> = {}) => ({ co
 
 async function post(body: unknown, method = 'generateContent') {
   const query = method === 'streamGenerateContent' ? '?alt=sse' : ''
-  return fetch(`${model.server.url}/v1beta/models/gemini-2.5-flash:${method}${query}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-goog-api-key': 'k' }, body: JSON.stringify(body) })
+  return fetch(`${model.server.url}/v1beta/models/gemini-2.5-flash:${method}${query}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-goog-api-key': 'k' },
+    body: JSON.stringify(body),
+  })
 }
 
 interface GenerateJson {
@@ -99,6 +103,11 @@ describe('the mapping to the Gemini CLI', () => {
   })
 
   it('builds values for OpenAPI-style schemas too', () => {
-    expect(valueFor({ type: 'OBJECT', properties: { ok: { type: 'BOOLEAN' }, n: { type: 'INTEGER' }, list: { type: 'ARRAY' }, pick: { enum: ['a', 'b'] } } })).toEqual({ ok: false, n: 0, list: [], pick: 'a' })
+    expect(valueFor({ type: 'OBJECT', properties: { ok: { type: 'BOOLEAN' }, n: { type: 'INTEGER' }, list: { type: 'ARRAY' }, pick: { enum: ['a', 'b'] } } })).toEqual({
+      ok: false,
+      n: 0,
+      list: [],
+      pick: 'a',
+    })
   })
 })

@@ -10,7 +10,10 @@ const task = greetingTask
 const model = new GreetingModel()
 const start = (faults: FaultRuleInput[] = []) => model.start(faults)
 
-const tools = [{ type: 'function', name: 'exec_command' }, { type: 'custom', name: 'apply_patch' }]
+const tools = [
+  { type: 'function', name: 'exec_command' },
+  { type: 'custom', name: 'apply_patch' },
+]
 const opening = [
   { type: 'message', role: 'developer', content: [{ type: 'input_text', text: 'You are Codex.' }] },
   { type: 'message', role: 'user', content: [{ type: 'input_text', text: task.prompt }] },
@@ -47,7 +50,9 @@ describe('the OpenAI Responses protocol', () => {
     await start()
     const first = (await (await post(body(opening))).json()) as ResponseJson
     const call = first.output.find((item) => item.type === 'function_call')!
-    const second = (await (await post(body([...opening, ...first.output, { type: 'function_call_output', call_id: call.call_id, output: './src/greet.js\n./src/other.js' }]))).json()) as ResponseJson
+    const second = (await (
+      await post(body([...opening, ...first.output, { type: 'function_call_output', call_id: call.call_id, output: './src/greet.js\n./src/other.js' }]))
+    ).json()) as ResponseJson
     expect(JSON.parse(second.output.find((item) => item.type === 'function_call')!.arguments!).cmd).toMatch(/^grep -rn/)
     expect(second.usage.input_tokens_details.cached_tokens).toBeGreaterThan(0)
     expect(model.server.usage.cacheReadTokens).toBe(second.usage.input_tokens_details.cached_tokens)
@@ -60,7 +65,13 @@ describe('the OpenAI Responses protocol', () => {
     expect(events[0]).toBe('response.created')
     expect(events).toContain('response.output_item.done')
     expect(events.at(-1)).toBe('response.completed')
-    const completed = JSON.parse(text.trim().split('\n').at(-1)!.replace(/^data: /, '')) as { response: ResponseJson }
+    const completed = JSON.parse(
+      text
+        .trim()
+        .split('\n')
+        .at(-1)!
+        .replace(/^data: /, ''),
+    ) as { response: ResponseJson }
     expect(completed.response.usage.input_tokens).toBeGreaterThan(0)
   })
 

@@ -7,7 +7,13 @@ const task: ScriptedTask = {
   id: '004-parse-dates',
   prompt: 'Calling parseDate("2024-02-30") returns a date in March; it should throw a RangeError instead.',
   files: ['README.md', 'package.json', 'src/dates.js', 'src/format.js', 'src/index.js', 'src/strings.js', 'test/dates.test.js', '.claude/settings.json'],
-  edits: [{ path: 'src/dates.js', before: 'export function parseDate(text) {\n  return new Date(text)\n}\n', after: 'export function parseDate(text) {\n  const date = new Date(text)\n  if (Number.isNaN(date.getTime())) throw new RangeError(text)\n  return date\n}\n' }],
+  edits: [
+    {
+      path: 'src/dates.js',
+      before: 'export function parseDate(text) {\n  return new Date(text)\n}\n',
+      after: 'export function parseDate(text) {\n  const date = new Date(text)\n  if (Number.isNaN(date.getTime())) throw new RangeError(text)\n  return date\n}\n',
+    },
+  ],
 }
 
 const noHints = { goldNamed: [], otherNamed: [] }
@@ -16,7 +22,13 @@ const kinds = (turns: ReturnType<typeof planSession>) => turns.map((turn) => tur
 function conversation(userText: string, assistantToolCalls = 0, system = ''): Conversation {
   const messages: Conversation['messages'][number][] = [{ role: 'user', parts: [{ type: 'text', text: userText }] }]
   for (let i = 0; i < assistantToolCalls; i++) {
-    messages.push({ role: 'assistant', parts: [{ type: 'text', text: '…' }, { type: 'tool-call', id: `t${i}`, name: 'Read', input: {} }] })
+    messages.push({
+      role: 'assistant',
+      parts: [
+        { type: 'text', text: '…' },
+        { type: 'tool-call', id: `t${i}`, name: 'Read', input: {} },
+      ],
+    })
     messages.push({ role: 'user', parts: [{ type: 'tool-result', callId: `t${i}`, text: 'src/dates.js mentioned in a tool result', isError: false }] })
   }
   return { system, messages, tools: ['Bash', 'Read', 'Edit'], kind: 'agent' }
@@ -90,8 +102,24 @@ describe('planSession', () => {
   })
 
   test('a new file is written whole; a removed one deleted', () => {
-    const plan = planSession({ ...task, edits: [{ path: 'src/new.js', before: null, after: 'x\n' }, { path: 'src/strings.js', before: 'y\n', after: null }] }, 1, noHints, { wrongEditRate: 0 })
-    expect(plan.map((turn) => turn.action)).toEqual(expect.arrayContaining([{ kind: 'write', path: 'src/new.js', content: 'x\n', wrong: false }, { kind: 'delete', path: 'src/strings.js' }]))
+    const plan = planSession(
+      {
+        ...task,
+        edits: [
+          { path: 'src/new.js', before: null, after: 'x\n' },
+          { path: 'src/strings.js', before: 'y\n', after: null },
+        ],
+      },
+      1,
+      noHints,
+      { wrongEditRate: 0 },
+    )
+    expect(plan.map((turn) => turn.action)).toEqual(
+      expect.arrayContaining([
+        { kind: 'write', path: 'src/new.js', content: 'x\n', wrong: false },
+        { kind: 'delete', path: 'src/strings.js' },
+      ]),
+    )
   })
 })
 
@@ -115,11 +143,20 @@ describe('what the model is shown', () => {
   })
 
   test('the system prompt counts as context (Gemini and Codex put GEMINI.md / AGENTS.md there)', () => {
-    expect(nextTurn(conversation(task.prompt, 0, 'Project notes: parsing lives in src/dates.js'), task, 2, { hintedDecoyRate: 0 }).action).toEqual({ kind: 'read', path: 'src/dates.js' })
+    expect(nextTurn(conversation(task.prompt, 0, 'Project notes: parsing lives in src/dates.js'), task, 2, { hintedDecoyRate: 0 }).action).toEqual({
+      kind: 'read',
+      path: 'src/dates.js',
+    })
   })
 
   test('auxiliary requests get text, or JSON matching the schema asked for', () => {
-    const aux: Conversation = { system: '', messages: [], tools: [], kind: 'auxiliary', responseSchema: { type: 'object', properties: { title: { type: 'string' }, done: { type: 'boolean' } } } }
+    const aux: Conversation = {
+      system: '',
+      messages: [],
+      tools: [],
+      kind: 'auxiliary',
+      responseSchema: { type: 'object', properties: { title: { type: 'string' }, done: { type: 'boolean' } } },
+    }
     const turn = nextTurn(aux, task, 1)
     expect(turn.action.kind).toBe('finish')
     expect(JSON.parse(turn.text)).toEqual({ title: expect.any(String), done: false })

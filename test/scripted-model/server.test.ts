@@ -41,7 +41,12 @@ describe('Anthropic Messages API', () => {
     await start()
     const response = await post('/v1/messages?beta=true', request())
     expect(response.status).toBe(200)
-    const message = (await response.json()) as { content: { type: string; name?: string; input?: Record<string, string> }[]; stop_reason: string; usage: Record<string, number>; model: string }
+    const message = (await response.json()) as {
+      content: { type: string; name?: string; input?: Record<string, string> }[]
+      stop_reason: string
+      usage: Record<string, number>
+      model: string
+    }
     expect(message.stop_reason).toBe('tool_use')
     expect(message.model).toBe('claude-sonnet-4-5')
     const call = message.content.find((block) => block.type === 'tool_use')!
@@ -80,7 +85,10 @@ describe('Anthropic Messages API', () => {
     const messages: unknown[] = [{ role: 'user', content: task.prompt }]
     const calls: { name: string; input: Record<string, unknown> }[] = []
     for (let step = 0; step < 20; step++) {
-      const reply = (await (await post('/v1/messages', request({ messages }))).json()) as { content: { type: string; id?: string; name?: string; input?: Record<string, unknown> }[]; stop_reason: string }
+      const reply = (await (await post('/v1/messages', request({ messages }))).json()) as {
+        content: { type: string; id?: string; name?: string; input?: Record<string, unknown> }[]
+        stop_reason: string
+      }
       messages.push({ role: 'assistant', content: reply.content })
       if (reply.stop_reason === 'end_turn') break
       const call = reply.content.find((block) => block.type === 'tool_use')!
@@ -147,7 +155,7 @@ describe('failure injection', () => {
     [401, 'authentication_error'],
     [500, 'api_error'],
     [529, 'overloaded_error'],
-  ])('HTTP %i with the API\'s own error body', async (status, type) => {
+  ])("HTTP %i with the API's own error body", async (status, type) => {
     await start([{ fault: { kind: 'status', status } }])
     const response = await post('/v1/messages', request())
     expect(response.status).toBe(status)

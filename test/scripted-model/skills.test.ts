@@ -22,15 +22,38 @@ const CSV_BEFORE = "function splitLine(line) {\n  return line.split(',')\n}\nmod
 const task: ScriptedTask = {
   id: '001-quoted-fields',
   prompt: '`node bin/report.js data/sample.csv` cuts a quoted description that contains a comma in two. Quoted fields must stay whole.',
-  files: ['.claude/skills/bdi-mental-states/SKILL.md', '.claude/skills/csv-parsing/SKILL.md', 'bin/report.js', 'data/sample.csv', 'lib/csv.js', 'lib/format.js', 'lib/summary.js', 'package.json'],
+  files: [
+    '.claude/skills/bdi-mental-states/SKILL.md',
+    '.claude/skills/csv-parsing/SKILL.md',
+    'bin/report.js',
+    'data/sample.csv',
+    'lib/csv.js',
+    'lib/format.js',
+    'lib/summary.js',
+    'package.json',
+  ],
   edits: [{ path: 'lib/csv.js', before: CSV_BEFORE, after: CSV_BEFORE.replace("line.split(',')", 'splitQuoted(line)') }],
 }
 
 /** A Claude Code conversation: the listing and the prompt, then the model's tool calls each answered by `results`. */
 function conversation(listing: string, calls: readonly { name: string; result: ConversationMessage['parts'] }[] = []): Conversation {
-  const messages: ConversationMessage[] = [{ role: 'user', parts: [{ type: 'text', text: listing }, { type: 'text', text: task.prompt }] }]
+  const messages: ConversationMessage[] = [
+    {
+      role: 'user',
+      parts: [
+        { type: 'text', text: listing },
+        { type: 'text', text: task.prompt },
+      ],
+    },
+  ]
   calls.forEach((call, i) => {
-    messages.push({ role: 'assistant', parts: [{ type: 'text', text: '…' }, { type: 'tool-call', id: `t${i}`, name: call.name, input: {} }] })
+    messages.push({
+      role: 'assistant',
+      parts: [
+        { type: 'text', text: '…' },
+        { type: 'tool-call', id: `t${i}`, name: call.name, input: {} },
+      ],
+    })
     messages.push({ role: 'user', parts: call.result })
   })
   return { system: 'You are Claude Code.', messages, tools: ['Bash', 'Read', 'Edit', 'Skill'], kind: 'agent' }
@@ -52,12 +75,10 @@ describe('what the model sees of skills', () => {
   })
 
   test('it loads a workspace skill whose description shares words with the prompt, and no other', () => {
-    expect(skillsToLoad(LISTING, task)).toEqual([
-      { name: 'csv-parsing', description: expect.any(String), file: '.claude/skills/csv-parsing/SKILL.md' },
-    ])
+    expect(skillsToLoad(LISTING, task)).toEqual([{ name: 'csv-parsing', description: expect.any(String), file: '.claude/skills/csv-parsing/SKILL.md' }])
   })
 
-  test('a skill that is not installed in the workspace (the CLI\'s built-in ones) is never loaded', () => {
+  test("a skill that is not installed in the workspace (the CLI's built-in ones) is never loaded", () => {
     const prompt = 'Verify that the code change actually works by running the app.'
     expect(skillsToLoad(LISTING, { ...task, prompt })).toEqual([])
   })
@@ -67,7 +88,7 @@ describe('what the model sees of skills', () => {
     expect(skillsToLoad(LISTING, { ...task, prompt: 'The header is wrong.' })).toEqual([])
   })
 
-  test('a loaded skill\'s body is what came back before the next tool call', () => {
+  test("a loaded skill's body is what came back before the next tool call", () => {
     const loaded = conversation(LISTING, [
       { name: 'Skill', result: skillResult('csv-parsing', 'The splitter is lib/csv.js.') },
       { name: 'Read', result: [{ type: 'tool-result', callId: 'r', text: 'see lib/format.js', isError: false }] },
@@ -77,14 +98,17 @@ describe('what the model sees of skills', () => {
   })
 
   test('code a skill names in backticks is a lead only when every file to change holds it', () => {
-    expect(skillLeads('Never split with `line.split(\',\')`; see `readRows`.', task)).toEqual(["line.split(',')"])
+    expect(skillLeads("Never split with `line.split(',')`; see `readRows`.", task)).toEqual(["line.split(',')"])
     expect(skillLeads('Use `Intl.DateTimeFormat`.', task)).toEqual([])
   })
 
   test('Claude Code loads a skill with the Skill tool; other files are read', () => {
     expect(claudeSkillName('.claude/skills/csv-parsing/SKILL.md')).toBe('csv-parsing')
     expect(claudeToolCall({ kind: 'read', path: '.claude/skills/csv-parsing/SKILL.md' }, ['Read', 'Skill'], '/ws')).toEqual({ name: 'Skill', input: { skill: 'csv-parsing' } })
-    expect(claudeToolCall({ kind: 'read', path: '.claude/skills/csv-parsing/SKILL.md' }, ['Read'], '/ws')).toEqual({ name: 'Read', input: { file_path: '/ws/.claude/skills/csv-parsing/SKILL.md' } })
+    expect(claudeToolCall({ kind: 'read', path: '.claude/skills/csv-parsing/SKILL.md' }, ['Read'], '/ws')).toEqual({
+      name: 'Read',
+      input: { file_path: '/ws/.claude/skills/csv-parsing/SKILL.md' },
+    })
     expect(claudeToolCall({ kind: 'read', path: 'lib/csv.js' }, ['Read', 'Skill'], '/ws')).toEqual({ name: 'Read', input: { file_path: '/ws/lib/csv.js' } })
   })
 })
@@ -99,7 +123,11 @@ describe('what the model does with a skill', () => {
       actions.push(turn.action)
       if (turn.action.kind === 'finish') break
       const skill = turn.action.kind === 'read' ? claudeSkillName(turn.action.path) : null
-      calls.push(skill === null ? { name: 'Read', result: [{ type: 'tool-result', callId: 'x', text: 'ok', isError: false }] } : { name: 'Skill', result: skillResult(skill, bodies[skill] ?? '') })
+      calls.push(
+        skill === null
+          ? { name: 'Read', result: [{ type: 'tool-result', callId: 'x', text: 'ok', isError: false }] }
+          : { name: 'Skill', result: skillResult(skill, bodies[skill] ?? '') },
+      )
     }
     return actions
   }
@@ -116,7 +144,7 @@ describe('what the model does with a skill', () => {
   })
 
   test('a skill naming the kind of fix (a code pattern): one search instead of exploring', () => {
-    const actions = play({ 'csv-parsing': 'Never split a line with `line.split(\',\')`.' })
+    const actions = play({ 'csv-parsing': "Never split a line with `line.split(',')`." })
     expect(actions.slice(0, 5)).toEqual([
       { kind: 'read', path: '.claude/skills/csv-parsing/SKILL.md' },
       { kind: 'read', path: 'bin/report.js' },

@@ -12,7 +12,12 @@ describe('usage accounting', () => {
     const meter = new UsageMeter()
     expect(meter.measure({ cacheKey: 'a', cacheableTokens: 1000, uncachedTokens: 5 }, 20)).toEqual({ inputTokens: 5, outputTokens: 20, cacheReadTokens: 0, cacheWriteTokens: 1000 })
     // The conversation grew by 300 tokens: 1000 read from cache, 300 written.
-    expect(meter.measure({ cacheKey: 'a', cacheableTokens: 1300, uncachedTokens: 5 }, 30)).toEqual({ inputTokens: 5, outputTokens: 30, cacheReadTokens: 1000, cacheWriteTokens: 300 })
+    expect(meter.measure({ cacheKey: 'a', cacheableTokens: 1300, uncachedTokens: 5 }, 30)).toEqual({
+      inputTokens: 5,
+      outputTokens: 30,
+      cacheReadTokens: 1000,
+      cacheWriteTokens: 300,
+    })
     // Another conversation (a side request with another system prompt) has its own cache.
     expect(meter.measure({ cacheKey: 'b', cacheableTokens: 0, uncachedTokens: 50 }, 10)).toEqual({ inputTokens: 50, outputTokens: 10, cacheReadTokens: 0, cacheWriteTokens: 0 })
     expect(meter.total).toEqual({ inputTokens: 60, outputTokens: 60, cacheReadTokens: 1000, cacheWriteTokens: 1300 })
@@ -32,7 +37,7 @@ describe('usage accounting', () => {
     expect(meter.measure({ cacheKey: 'a', cacheableTokens: 1000, uncachedTokens: 5 }, 20)).toEqual({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 })
   })
 
-  test('the run\'s workspace and HOME count as fixed stand-ins, however long the folders the harness chose', () => {
+  test("the run's workspace and HOME count as fixed stand-ins, however long the folders the harness chose", () => {
     const said = (workspace: string, home: string) =>
       `Primary working directory: ${workspace}\nRead ${workspace}/src/a.js\nmemory: ${home}/.claude/projects/${workspace.replace(/[^A-Za-z0-9]/g, '-')}/memory/`
     const short = runPathCharacters({ workspace: '/w/001-x-ab12CD/ws', home: '/w/run-XY34zz/home' })
@@ -45,7 +50,7 @@ describe('usage accounting', () => {
     expect(estimateTokens(second, long)).toBe(estimateTokens(first, short))
   })
 
-  test('text without the run\'s folders, or a run with none named, counts its plain length', () => {
+  test("text without the run's folders, or a run with none named, counts its plain length", () => {
     expect(runPathCharacters({ workspace: '/w/ws' })('no paths here')).toBe('no paths here'.length)
     expect(runPathCharacters({})('/w/ws/a.js')).toBe('/w/ws/a.js'.length)
   })

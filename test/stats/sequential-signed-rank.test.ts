@@ -123,7 +123,13 @@ describe('exact group-sequential boundaries for the signed-rank test', () => {
   })
 
   test('no V can cross at a look with too few tasks: the boundary is null and nothing is spent there', () => {
-    const [first, second] = sequentialSignedRank({ differences: [-1, -2, -3, -4, -5, -6, -7, -8, -9, -10], looks: [4, 10], fractions: [0.4, 1], alpha: 0.05, spending: 'obrien-fleming' })
+    const [first, second] = sequentialSignedRank({
+      differences: [-1, -2, -3, -4, -5, -6, -7, -8, -9, -10],
+      looks: [4, 10],
+      fractions: [0.4, 1],
+      alpha: 0.05,
+      spending: 'obrien-fleming',
+    })
     expect(first!.critical).toBeNull()
     expect(first!.spent).toBe(0)
     expect(first!.crossed).toBe(false)
@@ -144,7 +150,11 @@ describe('exact group-sequential boundaries for the signed-rank test', () => {
         expect(mc.method).toBe('monte carlo')
         expect(mc.error).toBeGreaterThan(0)
         // What the sampled boundaries really spend, counted exactly: within the stated error of the estimate, and of α(t).
-        const truth = exactSpend(differences, input.looks, sampled.map((look) => look.critical))[k]!
+        const truth = exactSpend(
+          differences,
+          input.looks,
+          sampled.map((look) => look.critical),
+        )[k]!
         expect(Math.abs(mc.spent - truth)).toBeLessThanOrEqual(mc.error)
         expect(truth).toBeLessThanOrEqual(mc.allowed + mc.error)
         if (mc.critical === reference.critical) same++
@@ -188,6 +198,12 @@ function erfc(x: number): number {
   // Numerical Recipes erfcc (fractional error < 1.2e-7).
   const z = Math.abs(x)
   const t = 1 / (1 + 0.5 * z)
-  const r = t * Math.exp(-z * z - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))))
+  const r =
+    t *
+    Math.exp(
+      -z * z -
+        1.26551223 +
+        t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))),
+    )
   return x >= 0 ? r : 2 - r
 }

@@ -33,7 +33,11 @@ describe('loading a task set of folder tasks', () => {
     expect(task?.prompt).toBe('Fix fine.\n')
     expect(task?.kind === 'folder' && task.solution?.kind).toBe('script')
     expect(task?.files.map((file) => path.relative(setDir, file))).toEqual([
-      '001-fine/metadata.json', '001-fine/solution/solve.sh', '001-fine/starting/a.txt', '001-fine/task.md', '001-fine/verify.sh',
+      '001-fine/metadata.json',
+      '001-fine/solution/solve.sh',
+      '001-fine/starting/a.txt',
+      '001-fine/task.md',
+      '001-fine/verify.sh',
     ])
   })
 
@@ -64,9 +68,7 @@ describe('loading a task set of folder tasks', () => {
   })
 
   test('a missing field, bad JSON, a missing prompt and a missing starting/ are each named', async () => {
-    expect(await problemsAfter(async () => undefined, { ...valid, metadata: { difficulty: 'trivial' } })).toContainEqual(
-      expect.objectContaining({ field: 'difficulty' }),
-    )
+    expect(await problemsAfter(async () => undefined, { ...valid, metadata: { difficulty: 'trivial' } })).toContainEqual(expect.objectContaining({ field: 'difficulty' }))
     expect(await problemsAfter((dir) => writeFile(path.join(dir, 'metadata.json'), '{ "id": "001",'))).toContainEqual(
       expect.objectContaining({ file: '001-fine/metadata.json', message: expect.stringContaining('not valid JSON') }),
     )

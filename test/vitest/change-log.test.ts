@@ -70,7 +70,10 @@ describe('the change log of a pre-registered experiment', () => {
   })
 
   test('an entry recorded under runs is never edited or deleted; a new entry is never dated before the last run', async () => {
-    const fixture = await createExperimentFixture(simpleTasks(1), { seeds: 1, preregistration: { changes: [{ date: '2026-01-05', change: 'model pinned', reason: 'before any run' }] } })
+    const fixture = await createExperimentFixture(simpleTasks(1), {
+      seeds: 1,
+      preregistration: { changes: [{ date: '2026-01-05', change: 'model pinned', reason: 'before any run' }] },
+    })
     expect((await fixture.vitest()).exitCode).toBe(0)
     const before = await fixture.runsText()
 
@@ -86,7 +89,12 @@ describe('the change log of a pre-registered experiment', () => {
 
     await fixture.writeExperiment({
       seeds: 2,
-      preregistration: { changes: [{ date: '2026-01-05', change: 'model pinned', reason: 'before any run' }, { date: '2026-01-06', change: 'seeds: 1 → 2', reason: 'backdated' }] },
+      preregistration: {
+        changes: [
+          { date: '2026-01-05', change: 'model pinned', reason: 'before any run' },
+          { date: '2026-01-06', change: 'seeds: 1 → 2', reason: 'backdated' },
+        ],
+      },
     })
     const backdated = await fixture.vitest()
     expect(backdated.exitCode).not.toBe(0)

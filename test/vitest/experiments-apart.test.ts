@@ -20,7 +20,10 @@ test('an analysis error in one experiment of an invocation is reported for that 
   expect(first.exitCode, first.all).toBe(0)
   // Records an older harness let through: a cost of 1e300, which no analysis can add up.
   const runs = await broken.runs()
-  await writeRecordedRuns(path.join(broken.outDir, 'runs.jsonl'), runs.map((run, index) => (index === 0 ? { ...run, costUsd: 1e300 } : run)))
+  await writeRecordedRuns(
+    path.join(broken.outDir, 'runs.jsonl'),
+    runs.map((run, index) => (index === 0 ? { ...run, costUsd: 1e300 } : run)),
+  )
   const healthy = await createExperimentFixture(simpleTasks(2), { name: 'healthy', seeds: 1 })
 
   const both = await vitestOver([broken, healthy])

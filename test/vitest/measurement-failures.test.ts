@@ -12,7 +12,7 @@ describe('what makes a case fail', () => {
     expect(result.exitCode).not.toBe(0)
     expect(result.all).toContain('tasks/fixture/001-task-1/metadata.json: target_skill')
     expect(result.all).toContain('tasks/fixture/002-task-2/verify.sh: is not executable')
-    expect(result.all, 'a user\'s mistake, not a bug: no stack trace').not.toMatch(/^\s+at /m)
+    expect(result.all, "a user's mistake, not a bug: no stack trace").not.toMatch(/^\s+at /m)
     expect(await fixture.runsText()).toBe('')
   })
 

@@ -32,7 +32,9 @@ describe('options that would bias a measurement are refused, with one line and n
       const fixture = await createExperimentFixture(simpleTasks(1))
       const result = await fixture.vitest([...option])
       expect(result.exitCode).toBe(1)
-      const lines = String(result.stderr).split('\n').filter((line) => line.startsWith('task-outcome: '))
+      const lines = String(result.stderr)
+        .split('\n')
+        .filter((line) => line.startsWith('task-outcome: '))
       expect(lines).toHaveLength(1)
       expect(lines[0]).toContain(why)
       expect(String(result.all)).not.toMatch(/\n\s+at /)
@@ -78,7 +80,7 @@ describe('--maxWorkers is a resource limit and is honoured', () => {
 
   // Vitest 5 fills in a default for the root's maxWorkers (one less than the cores) where Vitest 4.1 leaves it unset;
   // that default must not override the experiment's. With the test above, this fails on any number of cores.
-  test('without --maxWorkers, the experiment\'s own maxWorkers holds: 1 runs one task at a time', { timeout: 400_000 }, async () => {
+  test("without --maxWorkers, the experiment's own maxWorkers holds: 1 runs one task at a time", { timeout: 400_000 }, async () => {
     const fixture = await createExperimentFixture(simpleTasks(3, 0.6), { maxWorkers: 1, seeds: 1 })
     const result = await fixture.vitest()
     expect(result.exitCode, result.all).toBe(0)
@@ -100,7 +102,11 @@ describe('an experiment without task folders', () => {
 
   test('is skipped with a warning when it is not named: `vitest list` and `vitest run` of the others work', { timeout: 400_000 }, async () => {
     for (const command of ['list', 'run']) {
-      const result = await execa(process.execPath, [VITEST_BIN, command, '--project', 'examples', '--project', 'p*', '-t', command === 'list' ? 'gold › seed 1' : 'no case has this name'], { cwd: repoRoot, env, reject: false, all: true })
+      const result = await execa(
+        process.execPath,
+        [VITEST_BIN, command, '--project', 'examples', '--project', 'p*', '-t', command === 'list' ? 'gold › seed 1' : 'no case has this name'],
+        { cwd: repoRoot, env, reject: false, all: true },
+      )
       expect(result.exitCode, result.all).toBe(0)
       expect(result.all).toContain('task-outcome: experiment "pilot" has no task folders in tasks/pilot: skipped.')
       if (command === 'list') expect(result.all).toContain('001-greeting-punctuation › gold › seed 1')

@@ -21,18 +21,24 @@ async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs: n
   }
 }
 
-interface Proc { pid: number; session: number; zombie: boolean }
+interface Proc {
+  pid: number
+  session: number
+  zombie: boolean
+}
 
 function processes(): Proc[] {
-  return readdirSync('/proc').filter((entry) => /^\d+$/.test(entry)).flatMap((entry) => {
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-      return [{ pid: Number(entry), session: Number(fields[3]), zombie: fields[0] === 'Z' || fields[0] === 'X' }]
-    } catch {
-      return []
-    }
-  })
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .flatMap((entry) => {
+      try {
+        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+        return [{ pid: Number(entry), session: Number(fields[3]), zombie: fields[0] === 'Z' || fields[0] === 'X' }]
+      } catch {
+        return []
+      }
+    })
 }
 
 function carries(pid: number, variable: string, value: string): boolean {
@@ -45,7 +51,9 @@ function carries(pid: number, variable: string, value: string): boolean {
 
 /** Live processes of the run: in Vitest's session, or carrying the test's tag. */
 function liveProcessesOf(vitestPid: number, tag: string): number[] {
-  return processes().filter((proc) => !proc.zombie && (proc.session === vitestPid || carries(proc.pid, 'TEST_TAG', tag))).map((proc) => proc.pid)
+  return processes()
+    .filter((proc) => !proc.zombie && (proc.session === vitestPid || carries(proc.pid, 'TEST_TAG', tag)))
+    .map((proc) => proc.pid)
 }
 
 /** An experiment whose agent starts a child and a daemon outside the tree, then sleeps until killed. */
@@ -67,7 +75,9 @@ async function lingeringAgentFixture(sandbox: Record<string, unknown>): Promise<
 
 /** Live processes carrying the test's tag (the agents and what they started). */
 function tagged(tag: string): number[] {
-  return processes().filter((proc) => !proc.zombie && carries(proc.pid, 'TEST_TAG', tag)).map((proc) => proc.pid)
+  return processes()
+    .filter((proc) => !proc.zombie && carries(proc.pid, 'TEST_TAG', tag))
+    .map((proc) => proc.pid)
 }
 
 describe('no process outlives the Vitest process that started it', () => {
@@ -117,7 +127,10 @@ describe('no process outlives the Vitest process that started it', () => {
     const dead = path.join(workDir, 'vitest-4194000-deadbeef')
     const alive = path.join(workDir, `vitest-${process.pid}-0a11ve00`)
     const foreign = path.join(workDir, 'run-not-ours')
-    for (const [dir, owner] of [[dead, { pid: 4194000, start: '1', startedAt: '2026-01-01T00:00:00Z' }], [alive, { pid: process.pid, start: myStart, startedAt: new Date().toISOString() }]] as const) {
+    for (const [dir, owner] of [
+      [dead, { pid: 4194000, start: '1', startedAt: '2026-01-01T00:00:00Z' }],
+      [alive, { pid: process.pid, start: myStart, startedAt: new Date().toISOString() }],
+    ] as const) {
       await mkdir(path.join(dir, 'left-behind', 'workspace'), { recursive: true })
       await writeFile(path.join(dir, 'owner.json'), JSON.stringify(owner))
     }

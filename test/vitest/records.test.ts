@@ -12,8 +12,14 @@ describe('an experiment project', () => {
     for (const run of runs) expect(RunRecordSchema.parse(run)).toEqual(run)
     const keys = runs.map((run) => `${run.task}/${run.arm}/${run.seed}`).sort()
     expect(keys).toEqual([
-      '001-task-1/gold/1', '001-task-1/gold/2', '001-task-1/noop/1', '001-task-1/noop/2',
-      '002-task-2/gold/1', '002-task-2/gold/2', '002-task-2/noop/1', '002-task-2/noop/2',
+      '001-task-1/gold/1',
+      '001-task-1/gold/2',
+      '001-task-1/noop/1',
+      '001-task-1/noop/2',
+      '002-task-2/gold/1',
+      '002-task-2/gold/2',
+      '002-task-2/noop/1',
+      '002-task-2/noop/2',
     ])
     expect(runs.filter((run) => run.arm === 'gold').every((run) => run.outcome === 'solved')).toBe(true)
     expect(runs.filter((run) => run.arm === 'noop').every((run) => run.outcome === 'unsolved')).toBe(true)

@@ -10,16 +10,30 @@ import { createExperimentFixture, repoRoot, simpleTasks, VITEST_BIN } from '../h
 // reporters a user names on the command line instead of the config's.
 
 const KEYS = [
-  '001-task-1/gold/1', '001-task-1/gold/2', '001-task-1/noop/1', '001-task-1/noop/2',
-  '002-task-2/gold/1', '002-task-2/gold/2', '002-task-2/noop/1', '002-task-2/noop/2',
+  '001-task-1/gold/1',
+  '001-task-1/gold/2',
+  '001-task-1/noop/1',
+  '001-task-1/noop/2',
+  '002-task-2/gold/1',
+  '002-task-2/gold/2',
+  '002-task-2/noop/1',
+  '002-task-2/noop/2',
 ]
 const keysOf = (runs: Array<Record<string, unknown>>) => runs.map((run) => `${run.task}/${run.arm}/${run.seed}`).sort()
 
-interface JunitProperty { name: string; value: string }
-interface JunitCase { name: string; properties?: { property: JunitProperty | JunitProperty[] } }
+interface JunitProperty {
+  name: string
+  value: string
+}
+interface JunitCase {
+  name: string
+  properties?: { property: JunitProperty | JunitProperty[] }
+}
 
 function junitCases(xml: string): JunitCase[] {
-  const parsed = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', isArray: (name) => name === 'testsuite' || name === 'testcase' || name === 'property' }).parse(xml) as {
+  const parsed = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', isArray: (name) => name === 'testsuite' || name === 'testcase' || name === 'property' }).parse(
+    xml,
+  ) as {
     testsuites: { testsuite: Array<{ testcase: JunitCase[] }> }
   }
   return parsed.testsuites.testsuite.flatMap((suite) => suite.testcase)
@@ -68,7 +82,9 @@ describe('recording belongs to the plugin, whatever --reporter names', () => {
     const result = await fixture.vitest(['--reporter=dot'])
     expect(result.exitCode, result.all).toBe(0)
     expect(keysOf(await fixture.runs())).toEqual(KEYS)
-    const progress = String(result.all).split('\n').filter((line) => line.startsWith('task-outcome · fixture: '))
+    const progress = String(result.all)
+      .split('\n')
+      .filter((line) => line.startsWith('task-outcome · fixture: '))
     expect(progress.at(-1)).toMatch(/^task-outcome · fixture: 8\/8 runs recorded · solved noop 0\/4, gold 4\/4 · \$0\.00 spent of \$4\.00 forecast/)
     for (const line of progress) expect(line).not.toMatch(/\x1b/)
   })

@@ -19,10 +19,7 @@ describe('running an experiment again', () => {
     const first = await fixture.vitest(['-t', '001-task-1 › gold'])
     expect(first.exitCode, first.all).toBe(0)
     const filtered = await fixture.runs()
-    expect(filtered.map((run) => `${run.task} › ${run.arm} › seed ${run.seed}`).sort()).toEqual([
-      '001-task-1 › gold › seed 1',
-      '001-task-1 › gold › seed 2',
-    ])
+    expect(filtered.map((run) => `${run.task} › ${run.arm} › seed ${run.seed}`).sort()).toEqual(['001-task-1 › gold › seed 1', '001-task-1 › gold › seed 2'])
     expect(first.all).toMatch(/no verdict/)
 
     const rest = await fixture.vitest()

@@ -47,7 +47,12 @@ describe('a sequential design stops the experiment at the look that decides it',
   it('the verdict names the look, and analyze reproduces it from runs.jsonl and spec.json', async () => {
     expect(first.all).toContain('verdict: supported')
     const analyzed = await execa(process.execPath, ['bin/task-outcome.js', 'analyze', fixture.outDir, '--json'], { cwd: repoRoot, reject: false, all: true })
-    const report = JSON.parse(analyzed.stdout) as { complete: boolean; missing: number; decision: { verdict: string }; sequential: { stoppedAt: number; stoppedFor: string; skippedRuns: number; adjustedP: number } }
+    const report = JSON.parse(analyzed.stdout) as {
+      complete: boolean
+      missing: number
+      decision: { verdict: string }
+      sequential: { stoppedAt: number; stoppedFor: string; skippedRuns: number; adjustedP: number }
+    }
     expect(report).toMatchObject({ complete: true, missing: 0, decision: { verdict: 'supported' }, sequential: { stoppedAt: 1, stoppedFor: 'efficacy', skippedRuns: 12 } })
     expect(report.sequential.adjustedP).toBe(2 ** -6)
   }, 120_000)

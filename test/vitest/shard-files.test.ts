@@ -19,7 +19,15 @@ const lines = async (file: string) => (existsSync(file) ? (await readFile(file, 
 const parsed = async (file: string) => (await lines(file)).map((line) => JSON.parse(line) as Record<string, unknown>)
 
 /** What a run measured: key, outcome and cost (times and chain links differ between invocations). */
-const measured = (run: Record<string, unknown>) => ({ task: run.task, arm: run.arm, seed: run.seed, order: run.order, outcome: run.outcome, costUsd: run.costUsd, specSha256: run.specSha256 })
+const measured = (run: Record<string, unknown>) => ({
+  task: run.task,
+  arm: run.arm,
+  seed: run.seed,
+  order: run.order,
+  outcome: run.outcome,
+  costUsd: run.costUsd,
+  specSha256: run.specSha256,
+})
 const byOrder = (a: { order: unknown }, b: { order: unknown }) => Number(a.order) - Number(b.order)
 
 describe('a shard records as it runs', () => {

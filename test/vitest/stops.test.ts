@@ -33,7 +33,9 @@ echo '{"status":"error","error":{"reason":"auth","message":"Not logged in · Ple
     expect(result.exitCode).toBe(1)
     expect(await readdir(marks)).toHaveLength(1)
     expect(result.all).toMatch(/Tests\s+1 failed \| 5 skipped/)
-    const stops = String(result.all).split('\n').filter((line) => line.includes('STOPPED at'))
+    const stops = String(result.all)
+      .split('\n')
+      .filter((line) => line.includes('STOPPED at'))
     expect(stops).toHaveLength(1)
     expect(stops[0]).toContain('a harness failure no retry can help (auth): ')
     expect(stops[0]).toContain('Not logged in')
@@ -43,7 +45,7 @@ echo '{"status":"error","error":{"reason":"auth","message":"Not logged in · Ple
 })
 
 describe('the whole-experiment budget (maxBudgetUsd)', () => {
-  test('stops starting runs before the spend plus the running runs\' caps would pass it, says so, and reports the rest missing', async () => {
+  test("stops starting runs before the spend plus the running runs' caps would pass it, says so, and reports the rest missing", async () => {
     const fixture = await createExperimentFixture(simpleTasks(3), commandExperiment({ budgetUsd: 0.5, maxBudgetUsd: 1.2 }))
     const marks = await mkdtemp(path.join(os.tmpdir(), 'task-outcome-marks-'))
     await fixture.writeScript('agent.sh', `touch "$MARKS/$TASK_OUTCOME_ARM-$$"\necho '{"status":"completed","costUsd":0.3}'`)

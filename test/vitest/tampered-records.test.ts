@@ -122,7 +122,9 @@ describe('records tampered with by a hostile agent during its run', () => {
     const run = await tamperDuringRun(fixture)
     expect(run.exitCode).not.toBe(0)
     expect(run.all).toMatch(/recorded 001-task-1 › hostile › seed 2/)
-    expect(run.all).toMatch(/no conclusion: .*runs\.jsonl:\d: 001-task-1 › hostile › seed 1: its transcript artifacts\/001-task-1\/hostile\/seed-1\/transcript\.jsonl hashes to \w+, but runs\.jsonl records \w+: the transcript no longer matches/)
+    expect(run.all).toMatch(
+      /no conclusion: .*runs\.jsonl:\d: 001-task-1 › hostile › seed 1: its transcript artifacts\/001-task-1\/hostile\/seed-1\/transcript\.jsonl hashes to \w+, but runs\.jsonl records \w+: the transcript no longer matches/,
+    )
     await expectRefusedOnResume(fixture, /hostile › seed 1: its transcript .* the transcript no longer matches the transcriptSha256 recorded with it/)
   })
 })

@@ -13,7 +13,13 @@ import { createExperimentFixture, repoRoot, simpleTasks, type ExperimentFixture 
 // merge job's steps run in a fresh checkout at that path. Only the GitHub actions themselves
 // (checkout, setup-node, artifacts) are replaced; every `run:` script is the file's own.
 
-interface Step { id?: string; run?: string; uses?: string; with?: Record<string, string>; env?: Record<string, string> }
+interface Step {
+  id?: string
+  run?: string
+  uses?: string
+  with?: Record<string, string>
+  env?: Record<string, string>
+}
 interface Workflow {
   env: Record<string, string | number>
   jobs: { shard: { strategy: { matrix: { shard: number[] } }; steps: Step[] }; merge: { steps: Step[] } }
@@ -64,7 +70,10 @@ async function checkout(fixture: ExperimentFixture, into: string): Promise<strin
 
 /** What actions/upload-artifact keeps of the step's `path` lines, copied under `into` by their paths. */
 async function upload(machine: string, paths: string, env: Record<string, string>, into: string): Promise<void> {
-  for (const pattern of paths.split('\n').map((line) => line.trim()).filter((line) => line !== '')) {
+  for (const pattern of paths
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '')) {
     const relative = pattern.replace(/\$\{\{ env\.(\w+) \}\}/g, (_, name: string) => env[name]!).replace(/\$\{\{ matrix\.shard \}\}/g, env.SHARD!)
     const dir = path.dirname(relative.replace(/\/$/, ''))
     const base = path.basename(relative.replace(/\/$/, ''))
@@ -84,12 +93,26 @@ async function waitFor(condition: () => boolean, timeoutMs: number): Promise<voi
   }
 }
 
-const measured = (run: Record<string, unknown>) => ({ task: run.task, arm: run.arm, seed: run.seed, order: run.order, outcome: run.outcome, costUsd: run.costUsd, specSha256: run.specSha256 })
+const measured = (run: Record<string, unknown>) => ({
+  task: run.task,
+  arm: run.arm,
+  seed: run.seed,
+  order: run.order,
+  outcome: run.outcome,
+  costUsd: run.costUsd,
+  specSha256: run.specSha256,
+})
 const byOrder = (a: { order: unknown }, b: { order: unknown }) => Number(a.order) - Number(b.order)
-const readLines = async (file: string) => (await readFile(file, 'utf8')).split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as Record<string, unknown>)
+const readLines = async (file: string) =>
+  (await readFile(file, 'utf8'))
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
 
 describe('docs/ci/github-actions.yml', () => {
-  test('its shards run in parallel, a lost shard resumes from its upload, and its merge job gives the records of one unsharded run, with the chain checked', { timeout: 600_000 }, async () => {
+  test('its shards run in parallel, a lost shard resumes from its upload, and its merge job gives the records of one unsharded run, with the chain checked', {
+    timeout: 600_000,
+  }, async () => {
     const workflow = parse(await readFile(WORKFLOW, 'utf8')) as Workflow
     const shards = workflow.jobs.shard.strategy.matrix.shard
     expect(shards).toHaveLength(Number(workflow.env.SHARDS))
@@ -97,7 +120,12 @@ describe('docs/ci/github-actions.yml', () => {
 
     const unsharded = await createExperimentFixture(tasks, { output: 'out' })
     await makeProject(unsharded)
-    const plain = await execa('npx', ['vitest', 'run', '--project', 'fixture'], { cwd: unsharded.root, env: { CI: '1', NO_COLOR: '1', npm_config_offline: 'true' }, reject: false, all: true })
+    const plain = await execa('npx', ['vitest', 'run', '--project', 'fixture'], {
+      cwd: unsharded.root,
+      env: { CI: '1', NO_COLOR: '1', npm_config_offline: 'true' },
+      reject: false,
+      all: true,
+    })
     expect(plain.exitCode, plain.all).toBe(0)
     const expected = (await readLines(path.join(unsharded.root, 'out', 'runs.jsonl'))).map(measured).sort(byOrder)
     expect(expected).toHaveLength(shards.length * 2 * 2)
@@ -133,7 +161,9 @@ describe('docs/ci/github-actions.yml', () => {
     )
     for (const result of results) if (result !== undefined) expect(result.exitCode, result.all).toBe(0)
     for (const shard of shards) await upload(machine, uploadPaths, shardEnvOf(shard), path.join(artifacts, `shard-${shard}-attempt-1`))
-    const kept = readFileSync(firstShardFile, 'utf8').split('\n').filter((line) => line !== '').length
+    const kept = readFileSync(firstShardFile, 'utf8')
+      .split('\n')
+      .filter((line) => line !== '').length
     expect(kept).toBeGreaterThanOrEqual(1)
     expect(kept).toBeLessThan(4)
 

@@ -68,7 +68,7 @@ describe.each([
     expect(await workspace.changedFiles()).toEqual(EXPECTED)
   })
 
-  test('make a diff.patch that turns the template into the agent\'s tree', async () => {
+  test("make a diff.patch that turns the template into the agent's tree", async () => {
     const task = await loadTask(path.join(root, '001-changes'), root)
     workspace = await createWorkspace(task, path.join(root, 'ws'), options)
     await workspace.snapshot()
@@ -77,7 +77,12 @@ describe.each([
     const copy = path.join(root, 'copy')
     await cp(workspace.template, copy, { recursive: true, verbatimSymlinks: true })
     await rm(path.join(copy, '.git'), { recursive: true, force: true })
-    const applied = await execa('git', ['apply', '--whitespace=nowarn', '-'], { cwd: copy, input: patch, reject: false, env: { PATH: process.env.PATH!, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', HOME: root } })
+    const applied = await execa('git', ['apply', '--whitespace=nowarn', '-'], {
+      cwd: copy,
+      input: patch,
+      reject: false,
+      env: { PATH: process.env.PATH!, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', HOME: root },
+    })
     expect(applied.exitCode, applied.stderr).toBe(0)
     const listing = await execa('find', ['.', '-mindepth', '1', '-not', '-path', './.git*', '-printf', '%y %m %p %l\n'], { cwd: copy })
     const agentSide = await inWorkspace(workspace, '/usr/bin/find', ['.', '-mindepth', '1', '-not', '-path', './.git*', '-printf', '%y %m %p %l\n'])

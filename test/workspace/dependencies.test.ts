@@ -12,7 +12,8 @@ import { RACY_MARGIN_MS } from '../../src/workspace/stat-seal.ts'
 // package with a bin), so the cache, the manifest check and the runner's version are tested on their own; the real
 // `npm ci --offline` is in test/curate/vitest-repository.test.ts.
 const RECIPE: DependencyRecipe = {
-  prepare: 'mkdir -p node_modules/fake-runner node_modules/.bin && cp runner.json node_modules/fake-runner/package.json && echo "console.log(1)" > node_modules/fake-runner/cli.js && ln -s ../fake-runner/cli.js node_modules/.bin/fake',
+  prepare:
+    'mkdir -p node_modules/fake-runner node_modules/.bin && cp runner.json node_modules/fake-runner/package.json && echo "console.log(1)" > node_modules/fake-runner/cli.js && ln -s ../fake-runner/cli.js node_modules/.bin/fake',
   inputs: ['runner.json'],
   mount: 'node_modules',
 }
@@ -28,7 +29,7 @@ beforeAll(async () => {
 afterAll(() => rm(scratch, { recursive: true, force: true }))
 
 describe('prepared dependency folders', () => {
-  it('are made once per input content and reused, and name the runner that owns the test command\'s program', async () => {
+  it("are made once per input content and reused, and name the runner that owns the test command's program", async () => {
     const root = path.join(scratch, 'cache-1')
     const first = await prepareDependencies(RECIPE, source, { where: 'test', root })
     const again = await prepareDependencies(RECIPE, source, { where: 'test', root })
@@ -40,7 +41,7 @@ describe('prepared dependency folders', () => {
     expect(await preparedRunner(first, 'node_modules/.bin/missing')).toBeNull()
   })
 
-  it('key on the inputs\' bytes: another lockfile is another folder', () => {
+  it("key on the inputs' bytes: another lockfile is another folder", () => {
     expect(dependencyKey(RECIPE, { 'runner.json': 'a'.repeat(64) })).not.toBe(dependencyKey(RECIPE, { 'runner.json': 'b'.repeat(64) }))
     expect(dependencyKey(RECIPE, { 'runner.json': 'a'.repeat(64) })).not.toBe(dependencyKey({ ...RECIPE, prepare: `${RECIPE.prepare} # x` }, { 'runner.json': 'a'.repeat(64) }))
   })
@@ -74,7 +75,7 @@ describe('prepared dependency folders', () => {
   })
 })
 
-describe('the prepared folder\'s seal (StatSeal, as the template\'s)', () => {
+describe("the prepared folder's seal (StatSeal, as the template's)", () => {
   it('is trusted once no entry changed within the racy margin of it, and names the entry written after it', async () => {
     const made = await prepareDependencies(RECIPE, source, { where: 'test', root: path.join(scratch, 'cache-seal-1') })
     // Just made: every entry changed within the margin, so each use checks the content again and seals anew.
@@ -101,7 +102,10 @@ describe('the prepared folder\'s seal (StatSeal, as the template\'s)', () => {
 async function prepareInAnotherProcess(root: string) {
   const script = path.join(scratch, `prepare-${path.basename(root)}.mts`)
   const module = path.resolve(import.meta.dirname, '../../src/workspace/dependencies.ts')
-  await writeFile(script, `import { prepareDependencies } from ${JSON.stringify(module)}\nconst p = await prepareDependencies(${JSON.stringify(RECIPE)}, ${JSON.stringify(source)}, { where: 'test', root: ${JSON.stringify(root)} })\nconsole.log(p.folder)\n`)
+  await writeFile(
+    script,
+    `import { prepareDependencies } from ${JSON.stringify(module)}\nconst p = await prepareDependencies(${JSON.stringify(RECIPE)}, ${JSON.stringify(source)}, { where: 'test', root: ${JSON.stringify(root)} })\nconsole.log(p.folder)\n`,
+  )
   return execa(path.resolve(import.meta.dirname, '../../node_modules/.bin/tsx'), [script], { reject: false, all: true })
 }
 
@@ -121,8 +125,17 @@ describe('prepared dependencies met by several processes at once', () => {
 
 describe('the dependencies in metadata.json', () => {
   const base = {
-    id: '001', slug: 'x', kind: 'git-fix', repo: '../../repo', base: 'a'.repeat(40), fix: 'b'.repeat(40), gold_files: ['src/a.js'], test_files: ['test/a.test.js'],
-    FAIL_TO_PASS: ['a'], PASS_TO_PASS: [], test_command: 'node_modules/.bin/vitest run --reporter=junit --outputFile={junit} {tests}',
+    id: '001',
+    slug: 'x',
+    kind: 'git-fix',
+    repo: '../../repo',
+    base: 'a'.repeat(40),
+    fix: 'b'.repeat(40),
+    gold_files: ['src/a.js'],
+    test_files: ['test/a.test.js'],
+    FAIL_TO_PASS: ['a'],
+    PASS_TO_PASS: [],
+    test_command: 'node_modules/.bin/vitest run --reporter=junit --outputFile={junit} {tests}',
   }
   it('defaults the mount to node_modules', () => {
     const parsed = GitFixMetadataSchema.parse({ ...base, dependencies: { prepare: 'npm ci --offline', inputs: { 'package-lock.json': 'c'.repeat(64) } } })
@@ -147,7 +160,11 @@ describe('the dependencies in metadata.json', () => {
     expect(lines).toEqual([`${file}: "toolchain" is deprecated: rename it to "dependencies" (read as "dependencies" for now)`])
   })
   it('refuses a metadata.json that holds both names', () => {
-    const both = { ...base, toolchain: { prepare: 'npm ci', inputs: { 'package-lock.json': 'c'.repeat(64) } }, dependencies: { prepare: 'npm ci', inputs: { 'package-lock.json': 'c'.repeat(64) } } }
+    const both = {
+      ...base,
+      toolchain: { prepare: 'npm ci', inputs: { 'package-lock.json': 'c'.repeat(64) } },
+      dependencies: { prepare: 'npm ci', inputs: { 'package-lock.json': 'c'.repeat(64) } },
+    }
     const parsed = GitFixMetadataSchema.safeParse(readRenamedField(both, 'metadata.json', 'toolchain', 'dependencies', () => undefined))
     expect(parsed.success).toBe(false)
     expect(parsed.error?.issues[0]).toMatchObject({ code: 'unrecognized_keys', keys: ['toolchain'] })

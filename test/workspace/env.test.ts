@@ -5,7 +5,7 @@ import { describe, expect, test } from 'vitest'
 import { buildAgentEnv, cleanPath } from '../../src/workspace/env.ts'
 
 describe("the agent's environment", () => {
-  test('is an allowlist: only locale basics, named variables, the arm\'s, PATH and its own HOME', () => {
+  test("is an allowlist: only locale basics, named variables, the arm's, PATH and its own HOME", () => {
     const env = buildAgentEnv({
       host: { LANG: 'C.UTF-8', SECRET_TOKEN: 'x', ANTHROPIC_API_KEY: 'k', PATH: '/usr/bin', HOME: '/root' },
       pass: ['ANTHROPIC_API_KEY'],

@@ -36,7 +36,7 @@ afterAll(async () => {
 })
 
 describe('a git-fix workspace', () => {
-  it('is a one-commit repository of the fix\'s parent, with a fixed author and date', async () => {
+  it("is a one-commit repository of the fix's parent, with a fixed author and date", async () => {
     const task = tasks[0]!
     const workspace = await createGitFixWorkspace(task, root)
     try {

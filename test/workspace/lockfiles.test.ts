@@ -28,31 +28,39 @@ async function tree(files: Record<string, string>): Promise<string> {
 
 const MANIFEST = '{"name":"x","devDependencies":{"vitest":"4.1.12"}}\n'
 
-describe('the recipe a commit\'s lockfile asks for', () => {
+describe("the recipe a commit's lockfile asks for", () => {
   it('is npm ci for package-lock.json and for npm-shrinkwrap.json, which npm reads first', async () => {
     expect(await detectRecipe(await tree({ 'package.json': MANIFEST, 'package-lock.json': '{}' }))).toMatchObject({
-      kind: 'recipe', recipe: { prepare: PREPARE_COMMANDS.npm, inputs: ['package.json', 'package-lock.json'], mount: 'node_modules' },
+      kind: 'recipe',
+      recipe: { prepare: PREPARE_COMMANDS.npm, inputs: ['package.json', 'package-lock.json'], mount: 'node_modules' },
     })
     expect(await detectRecipe(await tree({ 'package.json': MANIFEST, 'package-lock.json': '{}', 'npm-shrinkwrap.json': '{}' }))).toMatchObject({
-      kind: 'recipe', recipe: { inputs: ['package.json', 'npm-shrinkwrap.json'] },
+      kind: 'recipe',
+      recipe: { inputs: ['package.json', 'npm-shrinkwrap.json'] },
     })
   })
 
   it('is pnpm for pnpm-lock.yaml, yarn classic for a v1 yarn.lock, and yarn berry (with its .yarnrc.yml) for one with __metadata', async () => {
     expect(await detectRecipe(await tree({ 'package.json': MANIFEST, 'pnpm-lock.yaml': "lockfileVersion: '9.0'\n" }))).toMatchObject({
-      kind: 'recipe', lockfile: { manager: 'pnpm' }, recipe: { prepare: PREPARE_COMMANDS.pnpm, inputs: ['package.json', 'pnpm-lock.yaml'] },
+      kind: 'recipe',
+      lockfile: { manager: 'pnpm' },
+      recipe: { prepare: PREPARE_COMMANDS.pnpm, inputs: ['package.json', 'pnpm-lock.yaml'] },
     })
     expect(await detectRecipe(await tree({ 'package.json': MANIFEST, 'yarn.lock': '# yarn lockfile v1\n' }))).toMatchObject({
-      kind: 'recipe', lockfile: { manager: 'yarn classic' }, recipe: { prepare: PREPARE_COMMANDS['yarn classic'], inputs: ['package.json', 'yarn.lock'] },
+      kind: 'recipe',
+      lockfile: { manager: 'yarn classic' },
+      recipe: { prepare: PREPARE_COMMANDS['yarn classic'], inputs: ['package.json', 'yarn.lock'] },
     })
     expect(await detectRecipe(await tree({ 'package.json': MANIFEST, 'yarn.lock': '__metadata:\n  version: 8\n', '.yarnrc.yml': 'nodeLinker: "node-modules"\n' }))).toMatchObject({
-      kind: 'recipe', lockfile: { manager: 'yarn berry' }, recipe: { prepare: PREPARE_COMMANDS['yarn berry'], inputs: ['package.json', 'yarn.lock', '.yarnrc.yml'] },
+      kind: 'recipe',
+      lockfile: { manager: 'yarn berry' },
+      recipe: { prepare: PREPARE_COMMANDS['yarn berry'], inputs: ['package.json', 'yarn.lock', '.yarnrc.yml'] },
     })
   })
 
-  it('refuses yarn berry\'s Plug\'n\'Play, saying which setting to change', async () => {
+  it("refuses yarn berry's Plug'n'Play, saying which setting to change", async () => {
     const detected = await detectRecipe(await tree({ 'package.json': MANIFEST, 'yarn.lock': '__metadata:\n  version: 8\n' }))
-    expect(detected).toEqual({ kind: 'problem', reason: expect.stringContaining('nodeLinker pnp (none: berry\'s default)') })
+    expect(detected).toEqual({ kind: 'problem', reason: expect.stringContaining("nodeLinker pnp (none: berry's default)") })
     expect(detected.kind === 'problem' && detected.reason).toMatch(/set "nodeLinker: node-modules" in \.yarnrc\.yml/)
   })
 

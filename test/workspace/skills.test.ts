@@ -21,7 +21,19 @@ class LookingAgent implements Agent {
     const skills = await readdir(path.join(request.workspaceOnHost ?? request.workspace, '.claude/skills')).catch(() => [] as string[])
     const files = (await readdir(request.workspaceOnHost ?? request.workspace)).filter((name) => name !== '.git')
     this.seen = { skills: skills.sort(), settingSources: request.settingSources, files: files.sort() }
-    return { stop: 'completed', costUsd: 0.01, costSource: 'agent', tokens: null, turns: 1, toolCalls: 0, toolCallsBeforeFirstEdit: null, wallMs: 1, model: null, transcriptSha256: null, hooksFired: null }
+    return {
+      stop: 'completed',
+      costUsd: 0.01,
+      costSource: 'agent',
+      tokens: null,
+      turns: 1,
+      toolCalls: 0,
+      toolCallsBeforeFirstEdit: null,
+      wallMs: 1,
+      model: null,
+      transcriptSha256: null,
+      hooksFired: null,
+    }
   }
 }
 
@@ -59,7 +71,11 @@ describe('skill conditions', () => {
     expect(Object.keys(experiment.spec.arms)).toEqual(['control', 'target', 'negative', 'full', 'target_plus_one', 'target_plus_unrelated', 'sanity'])
     expect(experiment.spec.control).toBe('control')
     const prepared = await prepareLoadedExperiment(experiment)
-    const armsOf = (task: string) => prepared.plan.filter((run) => run.task === task).map((run) => run.arm).sort()
+    const armsOf = (task: string) =>
+      prepared.plan
+        .filter((run) => run.task === task)
+        .map((run) => run.arm)
+        .sort()
     expect(armsOf('001-uses-git')).toEqual(['control', 'full', 'negative', 'target', 'target_plus_one', 'target_plus_unrelated'])
     expect(armsOf('002-no-skill-helps')).toEqual(['control', 'full', 'sanity'])
   })
@@ -83,7 +99,11 @@ describe('skill conditions', () => {
       const task = prepared.tasks.find((t) => t.id === run.task)!
       const record = await executeRun({ experiment, task, arm: run.arm, seed: run.seed, order: run.order, specSha256: prepared.specSha256, agent, agentVersion: 'looking 1' })
       const want = expected[`${run.task} › ${run.arm}`]!
-      expect(agent.seen, `${run.task} › ${run.arm}`).toEqual({ skills: want.skills, settingSources: want.settingSources, files: want.skills.length > 0 ? ['.claude', 'a.txt'] : ['a.txt'] })
+      expect(agent.seen, `${run.task} › ${run.arm}`).toEqual({
+        skills: want.skills,
+        settingSources: want.settingSources,
+        files: want.skills.length > 0 ? ['.claude', 'a.txt'] : ['a.txt'],
+      })
       expect(Object.keys(record.skills ?? {}).sort()).toEqual(want.skills)
       expect(Object.values(record.skills ?? {}).every((sha) => /^[0-9a-f]{64}$/.test(sha))).toBe(true)
       expect(record.changedFiles).toEqual([])

@@ -19,9 +19,7 @@ export class GoldAgent implements Agent {
     const started = performance.now()
     const solution = referenceSolution(request.task)
     if (solution === null) {
-      throw new SpecError(
-        `${request.task.id}: no reference solution; add solution/solve.sh or one solution/*.patch (git-fix: solution/gold.patch)`,
-      )
+      throw new SpecError(`${request.task.id}: no reference solution; add solution/solve.sh or one solution/*.patch (git-fix: solution/gold.patch)`)
     }
     const sandbox = request.sandbox
     const result = await applyReferenceSolution(solution, {
@@ -34,7 +32,9 @@ export class GoldAgent implements Agent {
     })
     if (result.timedOut) return builtinResult('timeout', started)
     if (result.exitCode !== 0) {
-      throw new HarnessFailure('crash', `${request.task.id}: the reference solution ${solution.path} failed (exit ${result.exitCode}): ${result.output.slice(-2000)}`, { retryable: false })
+      throw new HarnessFailure('crash', `${request.task.id}: the reference solution ${solution.path} failed (exit ${result.exitCode}): ${result.output.slice(-2000)}`, {
+        retryable: false,
+      })
     }
     return builtinResult('completed', started)
   }

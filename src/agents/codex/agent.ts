@@ -65,7 +65,10 @@ export class CodexAgent extends CliAgent<CodexOptions, { readonly codexHome: str
 
   /** `codex --version` (e.g. `codex-cli 0.171.0`) and the price table's version. */
   protected readVersion(stdout: string): string | undefined {
-    const line = stdout.split('\n').find((text) => /\d+\.\d+/.test(text))?.trim()
+    const line = stdout
+      .split('\n')
+      .find((text) => /\d+\.\d+/.test(text))
+      ?.trim()
     return line === undefined ? undefined : pricedAgentVersion(line)
   }
 

@@ -30,8 +30,7 @@ const CODEX_RULES: SessionRules<CodexStream> = {
   },
   // Offline, Codex never gives up (it reconnects forever): a session in which the model never answered,
   // or which was still failing to reach the API when the clock ran out, measured nothing.
-  stalledAtTimeout: (stream) =>
-    stream.modelItems === 0 || stream.lastEventType === 'error' ? { lastError: stream.errors.at(-1) ?? null } : undefined,
+  stalledAtTimeout: (stream) => (stream.modelItems === 0 || stream.lastEventType === 'error' ? { lastError: stream.errors.at(-1) ?? null } : undefined),
   failedExit: (stream, end) => {
     const last = stream.errors.at(-1)
     return last === undefined ? crashedExit('codex', end) : new HarnessFailure(codexFailureReason(last), `codex exited ${end.exitCode}: ${last}`)

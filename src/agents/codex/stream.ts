@@ -36,15 +36,7 @@ export function codexTokens(usage: CodexUsage): Tokens {
  * Item types that are tool calls (the model acting on the workspace or the
  * world); `agent_message`, `reasoning` and `error` items are not.
  */
-export const CODEX_TOOL_ITEMS: ReadonlySet<string> = new Set([
-  'command_execution',
-  'file_change',
-  'mcp_tool_call',
-  'web_search',
-  'todo_list',
-  'collab_tool_call',
-  'image_view',
-])
+export const CODEX_TOOL_ITEMS: ReadonlySet<string> = new Set(['command_execution', 'file_change', 'mcp_tool_call', 'web_search', 'todo_list', 'collab_tool_call', 'image_view'])
 
 /** What a Codex JSON stream says. */
 export interface CodexStream {
@@ -109,7 +101,12 @@ export function readCodexStream(lines: Iterable<string>): CodexStream {
         usage =
           usage === null
             ? tokens
-            : { input: usage.input + tokens.input, output: usage.output + tokens.output, cacheRead: usage.cacheRead + tokens.cacheRead, cacheWrite: usage.cacheWrite + tokens.cacheWrite }
+            : {
+                input: usage.input + tokens.input,
+                output: usage.output + tokens.output,
+                cacheRead: usage.cacheRead + tokens.cacheRead,
+                cacheWrite: usage.cacheWrite + tokens.cacheWrite,
+              }
         break
       }
       case 'turn.failed':

@@ -132,9 +132,24 @@ export class CommandAgent extends CliAgent<CommandOptions, { readonly name: stri
   protected async read({ end, transcriptSha256, context }: CliSession<{ readonly name: string }>): Promise<AgentRunResult> {
     const base = { wallMs: end.wallMs, transcriptSha256 }
     const reported = readReported(end.stdout, context.name)
-    const { stop } = classifySession(commandRules(context.name, this.options, (result) => this.#cost(result, context.name)), reported, end)
+    const { stop } = classifySession(
+      commandRules(context.name, this.options, (result) => this.#cost(result, context.name)),
+      reported,
+      end,
+    )
     if (stop === 'timeout') {
-      return { stop, costUsd: 0, costSource: 'agent', tokens: null, turns: null, toolCalls: null, toolCallsBeforeFirstEdit: null, model: this.spec.model ?? null, hooksFired: null, ...base }
+      return {
+        stop,
+        costUsd: 0,
+        costSource: 'agent',
+        tokens: null,
+        turns: null,
+        toolCalls: null,
+        toolCallsBeforeFirstEdit: null,
+        model: this.spec.model ?? null,
+        hooksFired: null,
+        ...base,
+      }
     }
     const result = reported as CommandResult
     return {
@@ -152,7 +167,8 @@ export class CommandAgent extends CliAgent<CommandOptions, { readonly name: stri
 
   #cost(result: CommandResult, name: string): Pick<AgentRunResult, 'costUsd' | 'costSource'> {
     if (result.costUsd !== undefined) return { costUsd: result.costUsd, costSource: 'agent' }
-    if (result.tokens == null || result.model == null) throw new HarnessFailure('no-result', `${name}: costUsd is missing and there are no tokens and model to price`, { retryable: false })
+    if (result.tokens == null || result.model == null)
+      throw new HarnessFailure('no-result', `${name}: costUsd is missing and there are no tokens and model to price`, { retryable: false })
     const key = { model: result.model, ...(this.options.priceProvider === undefined ? {} : { provider: this.options.priceProvider }) }
     return { costUsd: priceTokens(result.tokens, key).costUsd, costSource: 'priced' }
   }
@@ -174,11 +190,7 @@ function tail(text: string, chars = 600): string {
 }
 
 /** A command's sessions: its exit and its reported result decide; it measures its own timeouts. */
-function commandRules(
-  name: string,
-  options: CommandOptions,
-  cost: (result: CommandResult) => Pick<AgentRunResult, 'costUsd'>,
-): SessionRules<CommandResult | HarnessFailure> {
+function commandRules(name: string, options: CommandOptions, cost: (result: CommandResult) => Pick<AgentRunResult, 'costUsd'>): SessionRules<CommandResult | HarnessFailure> {
   return {
     name,
     failureReason: () => 'agent-error',

@@ -57,7 +57,8 @@ export function parseCommandResult(stdout: string, command: string): CommandResu
     .map((text) => text.trim())
     .filter((text) => text !== '')
     .at(-1)
-  if (line === undefined) throw new HarnessFailure('no-result', `${command} printed nothing: its last stdout line must be its JSON result (see CommandResultSchema)`, { retryable: false })
+  if (line === undefined)
+    throw new HarnessFailure('no-result', `${command} printed nothing: its last stdout line must be its JSON result (see CommandResultSchema)`, { retryable: false })
   let value: unknown
   try {
     value = JSON.parse(line)

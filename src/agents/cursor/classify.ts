@@ -58,9 +58,13 @@ const CURSOR_RULES: SessionRules<CursorStream, CursorExit> = {
       const hint = nodeTooOld(exit.nodeVersion)
         ? ` (this is Node ${exit.nodeVersion}; @cursor/sdk needs Node >= ${CURSOR_MIN_NODE.join('.')}: its native tree-sitter binding crashes older ones — set agent.options.node to a newer Node)`
         : ''
-      throw new HarnessFailure('crash', `cursor: the SDK runner died (${exit.signal ?? `exit ${exit.exitCode}`})${hint}${exit.stderr.trim() === '' ? '' : `: ${tail(exit.stderr)}`}`, {
-        retryable: hint === '',
-      })
+      throw new HarnessFailure(
+        'crash',
+        `cursor: the SDK runner died (${exit.signal ?? `exit ${exit.exitCode}`})${hint}${exit.stderr.trim() === '' ? '' : `: ${tail(exit.stderr)}`}`,
+        {
+          retryable: hint === '',
+        },
+      )
     }
     const error = stream.errors.find((candidate) => cursorErrorReason(candidate) === 'auth') ?? stream.errors.at(-1)
     if (error !== undefined) {

@@ -60,7 +60,10 @@ export class GeminiAgent extends CliAgent<GeminiOptions, { readonly home: string
 
   /** `gemini --version` (e.g. `gemini-cli 0.61.0`) and the price table's version. */
   protected readVersion(stdout: string): string | undefined {
-    const version = stdout.split('\n').find((line) => /^\d+\.\d+\.\d+/.test(line.trim()))?.trim()
+    const version = stdout
+      .split('\n')
+      .find((line) => /^\d+\.\d+\.\d+/.test(line.trim()))
+      ?.trim()
     return version === undefined ? undefined : pricedAgentVersion(`gemini-cli ${version}`)
   }
 

@@ -63,8 +63,7 @@ const GEMINI_RULES: SessionRules<GeminiStream> = {
     const message = result.error?.message || stream.errors.at(-1)?.message || stderrMessage(stream, end)
     throw new HarnessFailure(geminiFailureReason(message), `gemini: the session ended in error (${result.error?.type ?? result.status}): ${message}`)
   },
-  stalledAtTimeout: (stream) =>
-    stream.modelOutputs === 0 || stream.lastEventType === 'error' ? { lastError: stream.errors.at(-1)?.message ?? null } : undefined,
+  stalledAtTimeout: (stream) => (stream.modelOutputs === 0 || stream.lastEventType === 'error' ? { lastError: stream.errors.at(-1)?.message ?? null } : undefined),
   failedExit: (stream, end) => {
     const message = stderrMessage(stream, end)
     const offline = stream.result === null && /fetch failed|ECONN|socket|network/i.test(message)

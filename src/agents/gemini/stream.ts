@@ -156,6 +156,10 @@ export function geminiStderrMessage(stderr: string): string {
   }
   const noise = /^(Warning: |YOLO mode is enabled|Ripgrep is not available|\[STARTUP\]|Loaded cached credentials|\s+at )/
   // eslint-disable-next-line no-control-regex
-  const lines = stderr.replace(/\u001b\[[0-9;]*m/g, '').split('\n').map((line) => line.trimEnd()).filter((line) => line.trim() !== '' && !noise.test(line))
+  const lines = stderr
+    .replace(/\u001b\[[0-9;]*m/g, '')
+    .split('\n')
+    .map((line) => line.trimEnd())
+    .filter((line) => line.trim() !== '' && !noise.test(line))
   return lines.slice(-3).join(' ').slice(-800)
 }

@@ -35,20 +35,20 @@ export function registerAnalyze(program: Command): void {
         'seeds solved. Primary: exact one-sided Wilcoxon signed-rank on d = cost(treatment) − cost(control) per task ' +
         '(ties by midranks, p from the exact distribution, zeros dropped). Co-primary: exact McNemar on per-task solved. ' +
         'Effect: median of r = d / cost(control), 95% percentile bootstrap over tasks (seedrandom). The claim is supported ' +
-        'iff p < alpha, the interval\'s upper bound < 0, and solved(treatment) ≥ solved(control) − margin. With more than ' +
+        "iff p < alpha, the interval's upper bound < 0, and solved(treatment) ≥ solved(control) − margin. With more than " +
         'two arms each is compared with the control, Holm-adjusted.\n\n' +
         'Given an output folder (or a runs.jsonl beside its spec.json), the control, arms, seeds, stage, budget and ' +
         'decision parameters come from the recorded spec; flags override them. Without spec.json, name the control ' +
         'with --control. Unless every (task, arm) holds the same complete set of seeds there is no verdict: the report ' +
         'lists what is missing and the command exits 1. Exit 0 means the data were complete, whatever the verdict.',
     )
-    .argument('<runs>', 'runs.jsonl, or the experiment\'s output folder holding it (e.g. bench/task_outcome/pilot)')
-    .option('--control <arm>', 'the control arm (default: the spec\'s control)')
+    .argument('<runs>', "runs.jsonl, or the experiment's output folder holding it (e.g. bench/task_outcome/pilot)")
+    .option('--control <arm>', "the control arm (default: the spec's control)")
     .option('--treatment <arm>', 'compare only this arm with the control (default: every other arm)')
-    .option('--alpha <p>', 'significance level of the one-sided primary test (default: the spec\'s, else 0.05)', probabilityOption('--alpha'))
-    .option('--margin <tasks>', 'non-inferiority margin in solved tasks (default: the spec\'s, else 1)', wholeNumberOption('--margin', 0))
-    .option('--resamples <n>', 'bootstrap resamples (default: the spec\'s, else 10000)', wholeNumberOption('--resamples', 1))
-    .option('--seed <seed>', 'bootstrap seed (default: the spec\'s, else 20261014)', seedOption)
+    .option('--alpha <p>', "significance level of the one-sided primary test (default: the spec's, else 0.05)", probabilityOption('--alpha'))
+    .option('--margin <tasks>', "non-inferiority margin in solved tasks (default: the spec's, else 1)", wholeNumberOption('--margin', 0))
+    .option('--resamples <n>', "bootstrap resamples (default: the spec's, else 10000)", wholeNumberOption('--resamples', 1))
+    .option('--seed <seed>', "bootstrap seed (default: the spec's, else 20261014)", seedOption)
     .option('--json', 'print exactly report.json (the same runs give the same bytes)')
     .option('--no-plan', 'analyse without spec.json\'s plan (the report says "completeness not checked": a task or seed with no run at all is not seen as missing)')
     .addHelpText(

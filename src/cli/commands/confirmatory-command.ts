@@ -28,7 +28,7 @@ export function confirmatorySelectCommand(outDir: string, count: number): Confir
   if (recorded?.source === undefined) {
     return {
       command: `npx task-outcome select --candidates <the pilot's candidates.json> --out <a new task set> --count ${count} --exclude-tasks-of <the pilot's task set>`,
-      note: 'spec.json does not name the experiment file, so the pilot\'s task set is not known: fill in the placeholders.',
+      note: "spec.json does not name the experiment file, so the pilot's task set is not known: fill in the placeholders.",
     }
   }
   const setDir = path.resolve(path.dirname(path.resolve(recorded.source.file)), tasks?.dir ?? '.')

@@ -57,9 +57,9 @@ export function registerHarvest(program: Command): void {
   program
     .command('harvest')
     .description(
-      'Find candidate tasks in a repository\'s history. One pass over the history finds the commits the rule accepts ' +
+      "Find candidate tasks in a repository's history. One pass over the history finds the commits the rule accepts " +
         '(subject matches --subject, committed on or after --since, 1 to --max-source-files changed source files, at least ' +
-        'one changed test file). For each, the parent is exported as a one-commit repository, the fix\'s test files are laid ' +
+        "one changed test file). For each, the parent is exported as a one-commit repository, the fix's test files are laid " +
         'over it and --test-command runs before and after the fix; FAIL_TO_PASS and PASS_TO_PASS come from the JUnit reports. ' +
         'A commit without a FAIL_TO_PASS test is dropped with its reason. Writes the candidates file (--out) and one harvest ' +
         'log per commit beside it; progress goes to stderr.',
@@ -68,7 +68,7 @@ export function registerHarvest(program: Command): void {
     .requiredOption('--out <file>', 'the candidates file to write, e.g. tasks/pilot/candidates.json')
     .requiredOption(
       '--test-command <cmd>',
-      'the test command, run with bash in the repository copy: {tests} becomes the fix\'s test files, {junit} the JUnit XML ' +
+      "the test command, run with bash in the repository copy: {tests} becomes the fix's test files, {junit} the JUnit XML " +
         'report path, e.g. "python -m pytest --junitxml={junit} {tests}" or ' +
         '"node --test --test-reporter=junit --test-reporter-destination={junit} {tests}"',
     )
@@ -88,10 +88,14 @@ export function registerHarvest(program: Command): void {
         'yarn classic or berry; the pinned CLIs, from the cache you filled once), "none" prepares nothing, and any other ' +
         'value is a command run by bash without network in a folder holding only the --prepare-input files of each parent ' +
         'commit, e.g. "npm ci --offline --ignore-scripts"; the folder is mounted read-only at --mount for the tests, the ' +
-        'agent and the oracle, and select records it in each task\'s metadata.json (dependencies)',
+        "agent and the oracle, and select records it in each task's metadata.json (dependencies)",
       'auto',
     )
-    .option('--prepare-input <file>', 'a repository file --prepare reads (repeatable; default package.json and package-lock.json)', (value: string, previous: string[] | undefined) => [...(previous ?? []), repositoryPath('--prepare-input', value)])
+    .option(
+      '--prepare-input <file>',
+      'a repository file --prepare reads (repeatable; default package.json and package-lock.json)',
+      (value: string, previous: string[] | undefined) => [...(previous ?? []), repositoryPath('--prepare-input', value)],
+    )
     .option('--mount <dir>', 'the folder --prepare makes, relative to the repository root', (value: string) => repositoryPath('--mount', value), 'node_modules')
     .action(async (options: HarvestCliOptions) => {
       const file = await harvest({

@@ -9,4 +9,13 @@ import { registerValidate } from './validate.ts'
 import { registerVerifyArchive } from './verify-archive.ts'
 
 /** Every CLI command; each adds itself (and its --help) to the program. */
-export const commands: ReadonlyArray<(program: Command) => void> = [registerInit, registerValidate, registerHarvest, registerSelect, registerAnalyze, registerPower, registerPublish, registerVerifyArchive]
+export const commands: ReadonlyArray<(program: Command) => void> = [
+  registerInit,
+  registerValidate,
+  registerHarvest,
+  registerSelect,
+  registerAnalyze,
+  registerPower,
+  registerPublish,
+  registerVerifyArchive,
+]

@@ -8,7 +8,6 @@ import { experimentTemplate } from '../init/experiment-template.ts'
 import { ignoreArtifacts } from '../init/gitignore.ts'
 import { addToVitestConfig, type ConfigChange } from '../init/vitest-config.ts'
 
-
 const SET_NAME = /^[a-z0-9][a-z0-9-]*$/
 
 function describeConfig(change: ConfigChange, root: string): string[] {
@@ -47,7 +46,7 @@ export function registerInit(program: Command): void {
         'task-outcome), add both to vitest.config.ts (or print the two lines to add when the config cannot be edited ' +
         'safely), git-ignore the per-run artifacts, and print the next three commands.',
     )
-    .option('--set <name>', 'the task set (the folder under tasks/ and the experiments\' names)', 'pilot')
+    .option('--set <name>', "the task set (the folder under tasks/ and the experiments' names)", 'pilot')
     .action((options: { set: string }) => {
       const root = process.cwd()
       if (!SET_NAME.test(options.set)) {

@@ -35,8 +35,7 @@ export function formatPowerAnalysis(result: PowerAnalysis): string {
     `  σ = ${formatNumber(result.sigma, 4)}  (sample standard deviation of r = d / mean cost of ${result.control}, per task)`,
     `  n = ⌈((z₁₋α + z_power) · σ / δ)² / 0.955⌉`,
     `    = ⌈((${z}) · ${formatNumber(result.sigma, 4)} / ${result.effect})² / 0.955⌉`,
-    `    = ⌈${formatNumber(result.exactTasks, 2)}⌉ = ${result.formulaTasks} task(s)` +
-      (result.tasksNeeded === result.formulaTasks ? '' : ` → ${result.tasksNeeded} task(s)`),
+    `    = ⌈${formatNumber(result.exactTasks, 2)}⌉ = ${result.formulaTasks} task(s)` + (result.tasksNeeded === result.formulaTasks ? '' : ` → ${result.tasksNeeded} task(s)`),
     ...(result.tasksNeeded === result.formulaTasks
       ? []
       : [
@@ -44,7 +43,7 @@ export function formatPowerAnalysis(result: PowerAnalysis): string {
             `${result.family > 1 ? ` (Holm over ${result.family} claim arms)` : ''}, so n is raised to ${result.tasksNeeded}`,
         ]),
     `  α = ${result.alpha} one-sided, power ${result.power}, δ = ${result.effect} (a ${formatNumber(result.effect * 100, 1)}% median cost reduction); ` +
-      '0.955 is the Wilcoxon test\'s efficiency relative to the t-test.',
+      "0.955 is the Wilcoxon test's efficiency relative to the t-test.",
   )
   return lines.join('\n')
 }
@@ -54,19 +53,19 @@ export function registerPower(program: Command): void {
   program
     .command('power')
     .description(
-      'Size the confirmatory run from a pilot\'s runs: σ, the sample standard deviation of the per-task relative cost ' +
+      "Size the confirmatory run from a pilot's runs: σ, the sample standard deviation of the per-task relative cost " +
         'change r = d / cost(control), and n = ⌈((z₁₋α + z_power)·σ/δ)² / 0.955⌉ tasks for the given power to detect a ' +
-        'median reduction δ at one-sided α (0.955: the Wilcoxon test\'s efficiency against the t-test). Tasks whose runs ' +
+        "median reduction δ at one-sided α (0.955: the Wilcoxon test's efficiency against the t-test). Tasks whose runs " +
         'are incomplete are left out and counted. The confirmatory run uses new tasks drawn by the same rule.',
     )
-    .argument('<runs>', 'the pilot\'s runs.jsonl, or its output folder')
-    .option('--effect <delta>', 'median relative reduction to detect (default: the spec\'s, else 0.15)', probabilityOption('--effect'))
-    .option('--power <p>', 'target power (default: the spec\'s, else 0.8)', probabilityOption('--power'))
-    .option('--alpha <p>', 'one-sided significance level (default: the spec\'s, else 0.05)', probabilityOption('--alpha'))
-    .option('--control <arm>', 'the control arm (default: the spec\'s control)')
+    .argument('<runs>', "the pilot's runs.jsonl, or its output folder")
+    .option('--effect <delta>', "median relative reduction to detect (default: the spec's, else 0.15)", probabilityOption('--effect'))
+    .option('--power <p>', "target power (default: the spec's, else 0.8)", probabilityOption('--power'))
+    .option('--alpha <p>', "one-sided significance level (default: the spec's, else 0.05)", probabilityOption('--alpha'))
+    .option('--control <arm>', "the control arm (default: the spec's control)")
     .option('--treatment <arm>', 'only this arm (default: every other arm)')
     .option('--json', 'print the numbers as JSON')
-    .option('--no-plan', 'judge which tasks are complete without spec.json\'s plan (a task with no run at all is then not seen)')
+    .option('--no-plan', "judge which tasks are complete without spec.json's plan (a task with no run at all is then not seen)")
     .addHelpText('after', '\nExample:\n  npx task-outcome power bench/task_outcome/pilot/runs.jsonl --effect 0.15 --power 0.8\n')
     .action((target: string, options: PowerCliOptions) => {
       const { json, plan, ...flags } = options

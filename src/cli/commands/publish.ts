@@ -12,16 +12,16 @@ export function registerPublish(program: Command): void {
   program
     .command('publish')
     .description(
-      'Publish an experiment\'s result, whatever the verdict. Refuses (exit 1, naming what) when runs.jsonl does not read ' +
+      "Publish an experiment's result, whatever the verdict. Refuses (exit 1, naming what) when runs.jsonl does not read " +
         'back intact, spec.json is missing, a planned run is missing, or a transcript is missing or does not hash to its record. ' +
         'Otherwise it packs every transcript with a manifest of SHA-256s into a reproducible .tar.gz (check it with ' +
         '`task-outcome verify-archive`), writes report.json, report.md and report.html beside runs.jsonl, and adds the ' +
-        'claim\'s entry to claims.json (replacing the entry of the same experiment and spec hash): the claim, the verdict, ' +
+        "claim's entry to claims.json (replacing the entry of the same experiment and spec hash): the claim, the verdict, " +
         'the stage label, the spec file and hash, the SHA-256 of runs.jsonl, the report, the command that reproduces it, ' +
         'the date and the versions. Only a confirmatory run is marked a product claim; a pilot is labelled pilot, and demo, ' +
         'example and smoke runs say what they are. Transcripts stay out of git: publish the archive separately.',
     )
-    .argument('<output>', 'the experiment\'s output folder (e.g. bench/task_outcome/pilot)')
+    .argument('<output>', "the experiment's output folder (e.g. bench/task_outcome/pilot)")
     .option('--claims <file>', 'the claims file to add the entry to', 'site/claims.json')
     .option('--archive <file>', 'where the transcript archive goes (default: <output>/artifacts/transcripts.tar.gz, git-ignored)')
     .addHelpText('after', '\nExample:\n  npx task-outcome publish bench/task_outcome/pilot --claims site/claims.json --archive pilot-transcripts.tar.gz\n')

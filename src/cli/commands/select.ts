@@ -36,7 +36,9 @@ export function registerSelect(program: Command): void {
         'rejected as flaky if its oracle differs, and the first --count that remain become task folders <NNN>-<slug>/ ' +
         '(task.md from the prompt, metadata.json, oracle/, solution/gold.patch). Prompts are named by commit ' +
         '(<prompts>/<commit prefix>.md) and must describe a symptom: a prompt naming a gold file (its path, file name or ' +
-        `module name) is refused. Exclusion reasons: ${Object.entries(EXCLUSION_REASONS).map(([key, text]) => `(${key}) ${text}`).join('; ')}. ` +
+        `module name) is refused. Exclusion reasons: ${Object.entries(EXCLUSION_REASONS)
+          .map(([key, text]) => `(${key}) ${text}`)
+          .join('; ')}. ` +
         'Writes <out>/selection.json recording the walk.',
     )
     .requiredOption('--candidates <file>', 'the candidates file harvest wrote')
@@ -71,7 +73,13 @@ export function registerSelect(program: Command): void {
           const exclusion = plan.exclusions.get(candidate.fix)
           const earlier = plan.used.get(candidate.fix)
           const state =
-            exclusion !== undefined ? `excluded (${exclusion.reason})` : earlier !== undefined ? `used by ${earlier.set}` : plan.prompts.has(candidate.fix) ? 'prompt ready' : 'NO PROMPT'
+            exclusion !== undefined
+              ? `excluded (${exclusion.reason})`
+              : earlier !== undefined
+                ? `used by ${earlier.set}`
+                : plan.prompts.has(candidate.fix)
+                  ? 'prompt ready'
+                  : 'NO PROMPT'
           process.stdout.write(`${String(index + 1).padStart(3)}. ${candidate.fix.slice(0, 12)}  ${state.padEnd(14)}  ${candidate.subject}\n`)
         })
         return

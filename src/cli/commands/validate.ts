@@ -48,7 +48,7 @@ export function registerValidate(program: Command): void {
     .description(
       'Check a task set before any money is spent: every task folder is well formed, the reference solution (gold) ' +
         'solves every task and an agent that changes nothing (noop) solves none. When the folder has an experiment.ts, ' +
-        'also print each experiment\'s plan and forecast cost, and refuse one whose forecast exceeds its maxBudgetUsd.',
+        "also print each experiment's plan and forecast cost, and refuse one whose forecast exceeds its maxBudgetUsd.",
     )
     .argument('<task-set>', 'the task set folder, e.g. tasks/examples')
     .option('--timeout <seconds>', 'limit for each gold/noop run and its oracle', (value) => Number(value), 300)
@@ -86,9 +86,7 @@ export function registerValidate(program: Command): void {
         overBudget ||= forecast.overBudget
       }
       if (invalid.length > 0 || overBudget) {
-        process.stdout.write(
-          invalid.length > 0 ? `${invalid.length} of ${checks.length} task(s) invalid: ${invalid.map((c) => c.task).join(', ')}\n` : '',
-        )
+        process.stdout.write(invalid.length > 0 ? `${invalid.length} of ${checks.length} task(s) invalid: ${invalid.map((c) => c.task).join(', ')}\n` : '')
         throw new ExitCode(1)
       }
       process.stdout.write(`all ${checks.length} task(s) valid\n`)

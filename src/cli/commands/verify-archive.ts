@@ -16,7 +16,7 @@ export function registerVerifyArchive(program: Command): void {
         'else may be in the archive. Exit 0 when every entry checks; exit 1 naming the first mismatch, missing or extra file.',
     )
     .argument('<archive>', 'the .tar.gz publish wrote')
-    .argument('<runs>', 'runs.jsonl, or the experiment\'s output folder holding it')
+    .argument('<runs>', "runs.jsonl, or the experiment's output folder holding it")
     .addHelpText('after', '\nExample:\n  npx task-outcome verify-archive pilot-transcripts.tar.gz bench/task_outcome/pilot/runs.jsonl\n')
     .action(async (archive: string, runs: string) => {
       if (!existsSync(archive)) throw new DataError(`${archive}: no such file`)
@@ -28,7 +28,12 @@ export function registerVerifyArchive(program: Command): void {
         const [first, ...rest] = result.problems
         process.stderr.write(
           `task-outcome: ${archive} does not match ${runsFile}: ${first!.message}` +
-            (rest.length === 0 ? '\n' : `\n  and ${rest.length} more problem(s):\n${rest.slice(0, 20).map((problem) => `  - ${problem.message}`).join('\n')}\n`),
+            (rest.length === 0
+              ? '\n'
+              : `\n  and ${rest.length} more problem(s):\n${rest
+                  .slice(0, 20)
+                  .map((problem) => `  - ${problem.message}`)
+                  .join('\n')}\n`),
         )
         throw new ExitCode(1)
       }

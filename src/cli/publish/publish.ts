@@ -51,7 +51,8 @@ const LISTED = 10
  */
 export async function publishExperiment(request: PublishRequest): Promise<PublishResult> {
   const { outDir, root } = request
-  if (!existsSync(outDir) || !statSync(outDir).isDirectory()) throw new DataError(`${shown(root, outDir)}: no such output folder. Give the experiment's output folder (e.g. bench/task_outcome/pilot).`)
+  if (!existsSync(outDir) || !statSync(outDir).isDirectory())
+    throw new DataError(`${shown(root, outDir)}: no such output folder. Give the experiment's output folder (e.g. bench/task_outcome/pilot).`)
   const runsFile = runsFilePath(outDir)
   if (!existsSync(runsFile)) throw new DataError(`${shown(root, runsFile)}: no such file; nothing was recorded, so nothing can be published.`)
   const runsBytes = readFileSync(runsFile)
@@ -67,7 +68,9 @@ export async function publishExperiment(request: PublishRequest): Promise<Publis
     const gaps = report.missingRuns.flatMap((gap) => gap.seeds.map((seed) => `${gap.task} › ${gap.arm} › seed ${seed}`))
     const unexpected = report.unexpectedRuns.map((gap) => `${gap.task} › ${gap.arm} › seed ${formatSeeds(gap.seeds)}`)
     const lines = [
-      ...(gaps.length === 0 ? [] : [`${gaps.length} planned run(s) missing: ${gaps.slice(0, LISTED).join('; ')}${gaps.length > LISTED ? `; … and ${gaps.length - LISTED} more` : ''}`]),
+      ...(gaps.length === 0
+        ? []
+        : [`${gaps.length} planned run(s) missing: ${gaps.slice(0, LISTED).join('; ')}${gaps.length > LISTED ? `; … and ${gaps.length - LISTED} more` : ''}`]),
       ...(unexpected.length === 0 ? [] : [`runs outside the plan: ${unexpected.slice(0, LISTED).join('; ')}`]),
       ...report.armsWithoutRuns.map((arm) => `arm ${arm} has no recorded runs`),
     ]
@@ -80,7 +83,10 @@ export async function publishExperiment(request: PublishRequest): Promise<Publis
   if (problems.length > 0) {
     throw new DataError(
       `${shown(root, outDir)}: ${problems.length} transcript(s) do not match runs.jsonl, so the archive could not be checked by anyone: ` +
-        `${problems.slice(0, LISTED).map((problem) => problem.message).join('; ')}${problems.length > LISTED ? '; …' : ''}.`,
+        `${problems
+          .slice(0, LISTED)
+          .map((problem) => problem.message)
+          .join('; ')}${problems.length > LISTED ? '; …' : ''}.`,
     )
   }
   const archive = await createTranscriptArchive({ experiment: report.experiment, outDir, runsBytes, records: all, archiveFile: request.archiveFile })

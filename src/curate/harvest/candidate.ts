@@ -82,13 +82,16 @@ function describeRun(label: string, run: TestCommandRun): string {
   const counts =
     run.results === null
       ? `no results: ${run.noResults}`
-      : `${run.results.tests.size} test(s) in a ${run.results.format} report: ` +
-        [...run.results.tests].map(([id, status]) => `\n    ${status.padEnd(7)} ${id}`).join('')
+      : `${run.results.tests.size} test(s) in a ${run.results.format} report: ` + [...run.results.tests].map(([id, status]) => `\n    ${status.padEnd(7)} ${id}`).join('')
   return [
     `## ${label}`,
     `$ ${run.commandLine}`,
     `${ended} after ${(run.durationMs / 1000).toFixed(2)} s; ${counts}`,
-    '--- stdout', run.stdout.trimEnd(), '--- stderr', run.stderr.trimEnd(), '',
+    '--- stdout',
+    run.stdout.trimEnd(),
+    '--- stderr',
+    run.stderr.trimEnd(),
+    '',
   ].join('\n')
 }
 
@@ -183,9 +186,7 @@ export async function harvestCommit(setup: HarvestSetup, commit: EligibleCommit)
     }
     const notes: string[] = []
     if (split.absentBefore.length === split.failToPass.length) {
-      notes.push(
-        'every FAIL_TO_PASS test was absent before the fix (its test file did not load): the tests may import a name the fix introduced (exclusion reason c)',
-      )
+      notes.push('every FAIL_TO_PASS test was absent before the fix (its test file did not load): the tests may import a name the fix introduced (exclusion reason c)')
     }
     if (split.skippedBefore.length > 0) notes.push(`${split.skippedBefore.length} test(s) skipped before the fix and passing after it are left out of the oracle`)
     if (commit.roles.deletedTests.length > 0) notes.push(`the fix deletes test file(s) ${commit.roles.deletedTests.join(', ')}; the oracle leaves them as they were`)

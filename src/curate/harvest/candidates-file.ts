@@ -99,10 +99,7 @@ export async function readCandidatesFile(file: string): Promise<LoadedCandidates
   try {
     raw = JSON.parse(await readFile(absolute, 'utf8'))
   } catch (error) {
-    const message =
-      (error as NodeJS.ErrnoException).code === 'ENOENT'
-        ? 'no such file: run `task-outcome harvest --out` first'
-        : `not valid JSON: ${(error as Error).message}`
+    const message = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file: run `task-outcome harvest --out` first' : `not valid JSON: ${(error as Error).message}`
     throw new ProblemsError('The candidates file cannot be read:', [{ file, message }])
   }
   const parsed = CandidatesFileSchema.safeParse(readRenamedField(raw, file, 'toolchain', 'dependencies'))

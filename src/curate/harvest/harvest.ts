@@ -48,10 +48,15 @@ export interface HarvestOptions {
 export async function harvestOracle(workDir: string): Promise<HarvestSetup['oracle']> {
   const exclude = [templateRoot(), workDir, process.cwd()]
   const toolchain = await oracleToolchain(process.env.PATH, exclude)
-  const sandboxed = await probeSandbox().then(() => true, () => false)
+  const sandboxed = await probeSandbox().then(
+    () => true,
+    () => false,
+  )
   return {
     pathVariable: toolchain.path,
-    ...(sandboxed ? { sandbox: { readOnly: [...new Set([...toolchainMounts(toolchain.path, exclude), ...Object.values(toolchain.binaries).map((file) => path.dirname(file))])] } } : {}),
+    ...(sandboxed
+      ? { sandbox: { readOnly: [...new Set([...toolchainMounts(toolchain.path, exclude), ...Object.values(toolchain.binaries).map((file) => path.dirname(file))])] } }
+      : {}),
   }
 }
 
@@ -60,9 +65,19 @@ export async function harvestOracle(workDir: string): Promise<HarvestSetup['orac
  * toolchain (no `node_modules/.bin` of the project on its PATH), in a sandbox
  * without network where this machine has one.
  */
-export async function harvestDependencies(recipe: DependencyRecipe | 'auto', workDir: string): Promise<{ recipe: DependencyRecipe | 'auto'; pathVariable: string; sandboxed: boolean }> {
+export async function harvestDependencies(
+  recipe: DependencyRecipe | 'auto',
+  workDir: string,
+): Promise<{ recipe: DependencyRecipe | 'auto'; pathVariable: string; sandboxed: boolean }> {
   const toolchain = await oracleToolchain(process.env.PATH, [templateRoot(), workDir, process.cwd()])
-  return { recipe, pathVariable: toolchain.path, sandboxed: await probeSandbox().then(() => true, () => false) }
+  return {
+    recipe,
+    pathVariable: toolchain.path,
+    sandboxed: await probeSandbox().then(
+      () => true,
+      () => false,
+    ),
+  }
 }
 
 /** The default number of commits harvested at once. */
@@ -96,8 +111,7 @@ export async function harvest(options: HarvestOptions): Promise<CandidatesFile> 
   return withRepositoryScratch(repo, 'harvest', async (repository, workDir) => {
     const scan = await scanHistory(repository.git, options.rule, rev)
     progress(
-      `scanned ${scan.scanned} commit(s): ${scan.matched} subject(s) match ${options.rule.subject}, ` +
-        `${scan.eligible.length} pass the rule, ${scan.rejected.length} rejected`,
+      `scanned ${scan.scanned} commit(s): ${scan.matched} subject(s) match ${options.rule.subject}, ` + `${scan.eligible.length} pass the rule, ${scan.rejected.length} rejected`,
     )
     const jobs = options.jobs ?? defaultJobs()
     if (scan.eligible.length > 0) progress(`harvesting ${scan.eligible.length} commit(s), ${jobs} at a time`)
@@ -124,9 +138,7 @@ export async function harvest(options: HarvestOptions): Promise<CandidatesFile> 
       ({ result, seconds }, index, done) => {
         const commit = scan.eligible[index]!
         const outcome =
-          result.kind === 'candidate'
-            ? `${result.candidate.FAIL_TO_PASS.length} FAIL_TO_PASS, ${result.candidate.PASS_TO_PASS.length} PASS_TO_PASS`
-            : `dropped: ${result.reason}`
+          result.kind === 'candidate' ? `${result.candidate.FAIL_TO_PASS.length} FAIL_TO_PASS, ${result.candidate.PASS_TO_PASS.length} PASS_TO_PASS` : `dropped: ${result.reason}`
         progress(`[${String(done).padStart(width)}/${scan.eligible.length}] ${commit.fix.slice(0, 10)} ${short(commit.subject)} → ${outcome} (${seconds.toFixed(1)} s)`)
       },
     )
@@ -158,9 +170,12 @@ export async function harvest(options: HarvestOptions): Promise<CandidatesFile> 
       const log = await logFor(commit.fix, result)
       if (result.kind === 'candidate') {
         const { dependencies, ...candidate } = result.candidate
-        file.candidates.push({ ...candidate, ...(dependencies === undefined ? {} : { dependencies: { prepare: dependencies.prepare, inputs: [...dependencies.inputs], mount: dependencies.mount } }), log })
-      }
-      else file.dropped.push({ fix: commit.fix, date: commit.date, subject: commit.subject, reason: result.reason, log })
+        file.candidates.push({
+          ...candidate,
+          ...(dependencies === undefined ? {} : { dependencies: { prepare: dependencies.prepare, inputs: [...dependencies.inputs], mount: dependencies.mount } }),
+          log,
+        })
+      } else file.dropped.push({ fix: commit.fix, date: commit.date, subject: commit.subject, reason: result.reason, log })
     }
     // Logs of commits this harvest did not keep would describe another harvest.
     for (const name of await readdir(logDir)) {

@@ -120,9 +120,7 @@ export interface ScannedCommit {
 }
 
 /** Why a commit whose subject matched is not a candidate, or its roles when it is. */
-export type RuleVerdict =
-  | { readonly eligible: true; readonly roles: FileRoles }
-  | { readonly eligible: false; readonly reason: string }
+export type RuleVerdict = { readonly eligible: true; readonly roles: FileRoles } | { readonly eligible: false; readonly reason: string }
 
 /**
  * Applies the rule's file and date gates to a commit whose subject matched:
@@ -142,7 +140,7 @@ export function applyRule(commit: ScannedCommit, rule: HarvestRule, matchers: Ru
     return { eligible: false, reason: `changes ${sources} source files (the rule allows at most ${rule.maxSourceFiles}): ${roles.sourceFiles.join(', ')}` }
   }
   if (roles.testFiles.filter((file) => matchers.tests(file)).length === 0) {
-    return { eligible: false, reason: 'changes no test file (the oracle is the fix\'s own tests)' }
+    return { eligible: false, reason: "changes no test file (the oracle is the fix's own tests)" }
   }
   return { eligible: true, roles }
 }

@@ -88,7 +88,11 @@ export function goldFileNames(goldFile: string): { kind: GoldNameHit['kind']; na
   const module = (stem === 'index' || stem === '__init__') && folder !== '.' ? folder : stem
   if (module !== base && module !== '') names.push({ kind: 'module name', name: module })
   if (extension === '.py') {
-    const dotted = goldFile.slice(0, -extension.length).split('/').filter((part) => part !== '__init__').join('.')
+    const dotted = goldFile
+      .slice(0, -extension.length)
+      .split('/')
+      .filter((part) => part !== '__init__')
+      .join('.')
     if (dotted !== module) names.push({ kind: 'module name', name: dotted })
   }
   return names
@@ -138,12 +142,18 @@ export function checkPrompts(prompts: Iterable<Prompt>, goldFilesOf: (fix: strin
         field: `line ${hit.line + prompt.bodyLineOffset}`,
         message:
           `names the gold file ${hit.goldFile} by its ${hit.kind} "${hit.name}": describe the symptom a user sees instead` +
-          (hit.kind === 'module name' ? ` (or, when the symptom cannot be said without the word, allow it with a reason in the front matter: \`allow: { ${hit.name}: <why> }\`)` : ''),
+          (hit.kind === 'module name'
+            ? ` (or, when the symptom cannot be said without the word, allow it with a reason in the front matter: \`allow: { ${hit.name}: <why> }\`)`
+            : ''),
       })
     }
     for (const allowance of prompt.allow) {
       if (!used.has(allowance.word.toLowerCase())) {
-        problems.push({ file: prompt.file, field: `allow.${allowance.word}`, message: `allows "${allowance.word}", but the prompt names no gold file's module by it: remove the allowance` })
+        problems.push({
+          file: prompt.file,
+          field: `allow.${allowance.word}`,
+          message: `allows "${allowance.word}", but the prompt names no gold file's module by it: remove the allowance`,
+        })
       }
     }
   }

@@ -76,7 +76,10 @@ export interface Selection {
 }
 
 async function exists(file: string): Promise<boolean> {
-  return stat(file).then(() => true, () => false)
+  return stat(file).then(
+    () => true,
+    () => false,
+  )
 }
 
 /** The parts of a draw that need no tests run: the candidates, exclusions, prompts and walk order. */
@@ -218,7 +221,9 @@ export async function select(options: SelectOptions): Promise<Selection> {
       seed: plan.seed,
       count,
       candidates: relativePosix(out, loaded.file),
-      candidatesSha256: createHash('sha256').update(await readFile(loaded.file)).digest('hex'),
+      candidatesSha256: createHash('sha256')
+        .update(await readFile(loaded.file))
+        .digest('hex'),
       exclusions: plan.exclusionsFile === null ? null : relativePosix(out, path.resolve(plan.exclusionsFile)),
       ...(plan.usedSets.length === 0 ? {} : { excludedTaskSets: plan.usedSets.map((set) => ({ dir: relativePosix(out, path.resolve(set.dir)), tasks: set.tasks })) }),
       walk: finalWalk,

@@ -29,7 +29,10 @@ export async function readUsedTasks(sets: readonly string[]): Promise<{ used: Ma
   const problems: Problem[] = []
   const summary: UsedTaskSet[] = []
   for (const set of sets) {
-    const isDir = await stat(set).then((entry) => entry.isDirectory(), () => false)
+    const isDir = await stat(set).then(
+      (entry) => entry.isDirectory(),
+      () => false,
+    )
     if (!isDir) {
       problems.push({ file: set, message: 'no such task set folder (--exclude-tasks-of names an earlier task set, e.g. tasks/pilot)' })
       continue
@@ -39,7 +42,12 @@ export async function readUsedTasks(sets: readonly string[]): Promise<{ used: Ma
     let count = 0
     for (const dir of dirs) {
       const file = path.join(dir, 'metadata.json')
-      const parsed = TaskMetadataSchema.safeParse(await readFile(file, 'utf8').then((text) => JSON.parse(text) as unknown, () => undefined))
+      const parsed = TaskMetadataSchema.safeParse(
+        await readFile(file, 'utf8').then(
+          (text) => JSON.parse(text) as unknown,
+          () => undefined,
+        ),
+      )
       if (!parsed.success) {
         problems.push({ file, message: 'not a readable task metadata.json: run `task-outcome validate` on that set' })
         continue

@@ -71,7 +71,17 @@ export async function writeTaskFolder(input: TaskFolderInput): Promise<string> {
       : {
           prepare: input.dependencies.prepare,
           inputs: Object.fromEntries(
-            await Promise.all(input.dependencies.inputs.map(async (file) => [file, createHash('sha256').update(await readBlob(repository, candidate.base, file)).digest('hex')] as const)),
+            await Promise.all(
+              input.dependencies.inputs.map(
+                async (file) =>
+                  [
+                    file,
+                    createHash('sha256')
+                      .update(await readBlob(repository, candidate.base, file))
+                      .digest('hex'),
+                  ] as const,
+              ),
+            ),
           ),
           mount: input.dependencies.mount,
         }

@@ -98,7 +98,13 @@ export function takenNames(realIds: readonly string[]): Set<string> {
  * pass, in a random order, named from the words of `realNames` and never
  * equal to one of them. Returns what it laid.
  */
-export async function layCanaries(copy: string, framework: CanaryFramework, testFiles: readonly string[], realNames: readonly string[], taken = takenNames(realNames)): Promise<Canary[]> {
+export async function layCanaries(
+  copy: string,
+  framework: CanaryFramework,
+  testFiles: readonly string[],
+  realNames: readonly string[],
+  taken = takenNames(realNames),
+): Promise<Canary[]> {
   const canaries: Canary[] = []
   for (const file of testFiles) {
     const full = path.join(copy, file)

@@ -7,7 +7,28 @@ import { pick } from './family.ts'
  * real test by how it is called.
  */
 
-const FILLER = ['when', 'with', 'for', 'keeps', 'handles', 'returns', 'reads', 'accepts', 'leaves', 'treats', 'the', 'an', 'empty', 'single', 'many', 'large', 'small', 'first', 'last', 'repeated']
+const FILLER = [
+  'when',
+  'with',
+  'for',
+  'keeps',
+  'handles',
+  'returns',
+  'reads',
+  'accepts',
+  'leaves',
+  'treats',
+  'the',
+  'an',
+  'empty',
+  'single',
+  'many',
+  'large',
+  'small',
+  'first',
+  'last',
+  'repeated',
+]
 
 /** Words of the real test names (letters only, three or more), or a filler when they have none. */
 function wordsOf(names: readonly string[]): string[] {

@@ -76,7 +76,12 @@ export async function verifyTranscriptArchive(archiveFile: string, records: read
     try {
       const parsed = ArchiveManifestSchema.safeParse(JSON.parse(manifestBytes.toString('utf8')))
       if (parsed.success) manifest = parsed.data
-      else problems.push({ kind: 'manifest', path: MANIFEST_PATH, message: `${MANIFEST_PATH}: ${parsed.error.issues.map((issue) => `field ${issue.path.join('.')}: ${issue.message}`).join('; ')}` })
+      else
+        problems.push({
+          kind: 'manifest',
+          path: MANIFEST_PATH,
+          message: `${MANIFEST_PATH}: ${parsed.error.issues.map((issue) => `field ${issue.path.join('.')}: ${issue.message}`).join('; ')}`,
+        })
     } catch (error) {
       problems.push({ kind: 'manifest', path: MANIFEST_PATH, message: `${MANIFEST_PATH}: not valid JSON (${(error as Error).message})` })
     }

@@ -103,7 +103,11 @@ export async function runProcess(command: ProcessFile, options: RunProcessOption
     subprocess.once('error', () => resolve())
   })
   const result = await subprocess
-  if (pgid === undefined || termination === undefined || (result.failed && result.exitCode === undefined && result.signal === undefined && !termination.timedOut && !termination.aborted)) {
+  if (
+    pgid === undefined ||
+    termination === undefined ||
+    (result.failed && result.exitCode === undefined && result.signal === undefined && !termination.timedOut && !termination.aborted)
+  ) {
     await termination?.settle()
     throw new HarnessFailure('crash', `could not start ${command.file}: ${result.originalMessage ?? result.message}`, { retryable: false, cause: result })
   }
@@ -127,4 +131,3 @@ export async function runProcess(command: ProcessFile, options: RunProcessOption
     tag,
   }
 }
-

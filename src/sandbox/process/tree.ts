@@ -54,9 +54,7 @@ function carriesTag(pid: number, tag: string): boolean {
 export function liveRunProcesses(pgid: number, tag?: string): number[] | null {
   const processes = listProcesses()
   if (processes === null) return null
-  return processes
-    .filter((info) => !info.zombie && info.pid !== process.pid && (info.pgid === pgid || (tag !== undefined && carriesTag(info.pid, tag))))
-    .map((info) => info.pid)
+  return processes.filter((info) => !info.zombie && info.pid !== process.pid && (info.pgid === pgid || (tag !== undefined && carriesTag(info.pid, tag)))).map((info) => info.pid)
 }
 
 /** True while any process of group `pgid` (or, given `tag`, carrying the run's tag) is alive. */

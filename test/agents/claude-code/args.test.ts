@@ -13,8 +13,13 @@ describe('the claude command line', () => {
     expect(args).toEqual(['-p', '--output-format', 'stream-json', '--verbose', '--include-hook-events', '--permission-mode', 'bypassPermissions', '--max-budget-usd', '1.5'])
   })
 
-  test('model, turn limit, settings file (relative to the experiment), then the spec\'s own args last', () => {
-    const args = claudeArgs(claudeSpec({ maxTurns: 30, args: ['--add-dir', 'lib'] }), parseClaudeCodeOptions({ settings: 'conf/s.json', settingSources: 'user' }), { budgetUsd: 2 }, '/exp')
+  test("model, turn limit, settings file (relative to the experiment), then the spec's own args last", () => {
+    const args = claudeArgs(
+      claudeSpec({ maxTurns: 30, args: ['--add-dir', 'lib'] }),
+      parseClaudeCodeOptions({ settings: 'conf/s.json', settingSources: 'user' }),
+      { budgetUsd: 2 },
+      '/exp',
+    )
     expect(args.join(' ')).toContain('--model claude-sonnet-4-5 --max-turns 30 --setting-sources user --settings /exp/conf/s.json --add-dir lib')
     expect(args.slice(-2)).toEqual(['--add-dir', 'lib'])
   })
@@ -28,7 +33,7 @@ describe('the claude command line', () => {
 })
 
 describe('the environment', () => {
-  test('the harness\'s allowlist plus only what the adapter needs', () => {
+  test("the harness's allowlist plus only what the adapter needs", () => {
     const env = claudeEnv({ PATH: '/bin', HOME: '/h' }, parseClaudeCodeOptions({}), undefined)
     expect(env).toMatchObject({ PATH: '/bin', HOME: '/h', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1' })
     expect(env.ANTHROPIC_BASE_URL).toBeUndefined()
@@ -53,10 +58,12 @@ describe('options', () => {
   test('a misspelt option is an error naming the field', () => {
     expect(() => parseClaudeCodeOptions({ permisionMode: 'x' })).toThrow(SpecError)
     expect(() => parseClaudeCodeOptions({ scriptedModel: { wrongEditRate: 2 } })).toThrow(/agent\.options\.scriptedModel\.wrongEditRate/)
-    expect(() => new ClaudeCodeAgent(claudeSpec({ options: { scriptedModel: { faults: [{ fault: { kind: 'boom' } }] } } }), { experimentDir: '/x' })).toThrow(/agent\.options\.scriptedModel\.faults\.0\b/)
+    expect(() => new ClaudeCodeAgent(claudeSpec({ options: { scriptedModel: { faults: [{ fault: { kind: 'boom' } }] } } }), { experimentDir: '/x' })).toThrow(
+      /agent\.options\.scriptedModel\.faults\.0\b/,
+    )
   })
 
-  test('the pinned CLI is the npm dependency\'s binary', () => {
+  test("the pinned CLI is the npm dependency's binary", () => {
     expect(pinnedClaudeBin()).toBe(path.resolve(import.meta.dirname, '../../../node_modules/@anthropic-ai/claude-code/bin/claude.exe'))
   })
 })

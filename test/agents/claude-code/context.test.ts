@@ -61,7 +61,7 @@ describe('the scripted model reacts to context, through the real CLI', () => {
     expect(await readFile(path.join(workspace, 'src/greet.js'), 'utf8')).toBe(GREET_AFTER)
   })
 
-  test('setting sources fixed to none by the run: the workspace\'s hooks are not loaded, so nothing changes', async () => {
+  test("setting sources fixed to none by the run: the workspace's hooks are not loaded, so nothing changes", async () => {
     const workspace = await sandbox.workspace('no-sources')
     await put(workspace, '.claude/settings.json', JSON.stringify(hookSettings))
     const agent = new ClaudeCodeAgent(claudeSpec({ options: { scriptedModel: { wrongEditRate: 0, hintedDecoyRate: 0 } } }), { experimentDir: sandbox.dir })

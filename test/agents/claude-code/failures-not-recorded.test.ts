@@ -10,9 +10,7 @@ import { createExperimentFixture, type ExperimentFixture } from '../../helpers/e
 
 let fixture: ExperimentFixture
 beforeAll(async () => {
-  fixture = await createExperimentFixture([
-    { id: '001-value', starting: { 'value.txt': 'wrong\n' }, verify: 'grep -qx right value.txt', solve: 'echo right > value.txt' },
-  ])
+  fixture = await createExperimentFixture([{ id: '001-value', starting: { 'value.txt': 'wrong\n' }, verify: 'grep -qx right value.txt', solve: 'echo right > value.txt' }])
   await fixture.writeExperiment({
     agent: { kind: 'claude-code', model: 'claude-sonnet-4-5', options: { scriptedModel: { wrongEditRate: 0 } } },
     arms: {

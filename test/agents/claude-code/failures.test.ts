@@ -31,7 +31,7 @@ async function failureOf(options: ClaudeCodeOptionsInput, overrides: Partial<Age
 }
 
 describe('harness failures of the real CLI', () => {
-  test('no credentials: auth, not retryable, with the CLI\'s own message', async () => {
+  test("no credentials: auth, not retryable, with the CLI's own message", async () => {
     // No scripted model and no key: the CLI stops before any network call.
     const failure = await failureOf({})
     expect(failure.reason).toBe('auth')
@@ -46,11 +46,8 @@ describe('harness failures of the real CLI', () => {
     expect(failure.message).toContain('Invalid API key')
   })
 
-  test('HTTP 529 overloaded, after the CLI\'s own retry: api-error, retryable', async () => {
-    const failure = await failureOf(
-      { scriptedModel: { faults: [{ fault: { kind: 'status', status: 529 } }] } },
-      { env: { CLAUDE_CODE_MAX_RETRIES: '1' } },
-    )
+  test("HTTP 529 overloaded, after the CLI's own retry: api-error, retryable", async () => {
+    const failure = await failureOf({ scriptedModel: { faults: [{ fault: { kind: 'status', status: 529 } }] } }, { env: { CLAUDE_CODE_MAX_RETRIES: '1' } })
     expect(failure.reason).toBe('api-error')
     expect(failure.retryable).toBe(true)
     expect(failure.message).toContain('api_error_status 529')
@@ -61,7 +58,7 @@ describe('harness failures of the real CLI', () => {
     expect(failure.reason).toBe('api-error')
   })
 
-  test('a model that stalls past the CLI\'s request timeout: api-error', async () => {
+  test("a model that stalls past the CLI's request timeout: api-error", async () => {
     const failure = await failureOf({ scriptedModel: { faults: [{ fault: { kind: 'stall' } }] } }, { env: { API_TIMEOUT_MS: '1500' } })
     expect(failure.reason).toBe('api-error')
   })
@@ -77,7 +74,7 @@ describe('harness failures of the real CLI', () => {
     expect(failure.reason).toBe('zero-cost')
   })
 
-  test('a flag the CLI refuses: refused, not retryable, with the CLI\'s words', async () => {
+  test("a flag the CLI refuses: refused, not retryable, with the CLI's words", async () => {
     const failure = await failureOf({ scriptedModel: true }, {}, ['--no-such-flag'])
     expect(failure.reason).toBe('refused')
     expect(failure.retryable).toBe(false)

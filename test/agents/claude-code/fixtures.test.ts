@@ -30,7 +30,7 @@ describe('captured failures are harness failures', () => {
     expect(outcome).toMatchObject({ kind: 'failure', reason, retryable })
   })
 
-  test('the failure message is the CLI\'s own', () => {
+  test("the failure message is the CLI's own", () => {
     const { outcome } = classify('claude-stream-json.jsonl', exited(1))
     expect(outcome.kind === 'failure' && outcome.message).toContain('Not logged in · Please run /login')
     const { outcome: key } = classify('claude-stream-json-401-noretry.jsonl', exited(1))
@@ -62,7 +62,9 @@ describe('captured failures are harness failures', () => {
   })
 
   test('a session cut off mid-way with no result event is no-result', () => {
-    const lines = fixture('claude-mock-session.jsonl').split('\n').filter((line) => !line.includes('"type":"result"'))
+    const lines = fixture('claude-mock-session.jsonl')
+      .split('\n')
+      .filter((line) => !line.includes('"type":"result"'))
     const stream = parseClaudeStream(lines.join('\n'))
     expect(classifyClaudeRun(stream, exited(0))).toMatchObject({ kind: 'failure', reason: 'no-result', retryable: true })
     expect(classifyClaudeRun(stream, { ...exited(0), exitCode: null, signal: 'SIGSEGV' })).toMatchObject({ kind: 'failure', reason: 'crash' })
@@ -85,7 +87,7 @@ describe('captured sessions are measurements', () => {
     expect(stream.model).toBe('claude-sonnet-4-5')
   })
 
-  test('tokens come from modelUsage, which can exceed the main loop\'s usage (side requests)', () => {
+  test("tokens come from modelUsage, which can exceed the main loop's usage (side requests)", () => {
     const { outcome } = classify('claude-agent-sdk-mock-session.jsonl', exited(0))
     expect(outcome).toMatchObject({ kind: 'measured', stop: 'completed', costUsd: 0.03735, tokens: { input: 5600, output: 250, cacheRead: 6000, cacheWrite: 4000 } })
   })
@@ -123,7 +125,9 @@ describe('captured sessions are measurements', () => {
   })
 
   test('a timeout is a measurement at whatever the stream knew (the executor charges the budget cap)', () => {
-    const lines = fixture('claude-mock-session.jsonl').split('\n').filter((line) => !line.includes('"type":"result"'))
+    const lines = fixture('claude-mock-session.jsonl')
+      .split('\n')
+      .filter((line) => !line.includes('"type":"result"'))
     const outcome = classifyClaudeRun(parseClaudeStream(lines.join('\n')), killedByTimeout)
     expect(outcome).toEqual({ kind: 'measured', stop: 'timeout', costUsd: 0, tokens: null, turns: null })
   })

@@ -79,7 +79,11 @@ describe('a SessionEnd hook that forges a cheaper result through pidfd_getfd', (
   })
 
   test('in the sandbox: refused by the syscall filter, or caught as tampered; never the forged $0.000123', async () => {
-    const sandbox = await RunSandbox.open({ allow: [], writable: [folders.workspace, folders.home], readOnly: toolchainMounts(process.env.PATH, [path.resolve(import.meta.dirname, '../../..')]) })
+    const sandbox = await RunSandbox.open({
+      allow: [],
+      writable: [folders.workspace, folders.home],
+      readOnly: toolchainMounts(process.env.PATH, [path.resolve(import.meta.dirname, '../../..')]),
+    })
     try {
       const log = await installForgery()
       const ended = await outcome(agent().run(runRequest(folders, { task: await taskWithSolution(folders), sandbox })))

@@ -13,8 +13,8 @@ import { writeFolderTasks } from '../../helpers/experiment-fixture.ts'
  * tests that run the real Claude Code CLI.
  */
 
-export const GREET_BEFORE = "export function greet(name) {\n  return `Hello, ${name}`\n}\n"
-export const GREET_AFTER = "export function greet(name) {\n  return `Hello, ${name}!`\n}\n"
+export const GREET_BEFORE = 'export function greet(name) {\n  return `Hello, ${name}`\n}\n'
+export const GREET_AFTER = 'export function greet(name) {\n  return `Hello, ${name}!`\n}\n'
 
 /** Everything one test needs, removed by `dispose`. */
 export interface Sandbox {
@@ -36,7 +36,8 @@ export async function makeSandbox(): Promise<Sandbox> {
       prompt: 'Running `node bin/cli.js Ada` prints `Hello, Ada` but the greeting should end with an exclamation mark. Please fix the greeting.\n',
       starting: {
         'package.json': '{ "name": "greeter", "type": "module" }\n',
-        'bin/cli.js': "import { greet } from '../src/greet.js'\nimport { shout } from '../src/format.js'\nconsole.log(process.argv.includes('--loud') ? shout(greet(process.argv[2])) : greet(process.argv[2]))\n",
+        'bin/cli.js':
+          "import { greet } from '../src/greet.js'\nimport { shout } from '../src/format.js'\nconsole.log(process.argv.includes('--loud') ? shout(greet(process.argv[2])) : greet(process.argv[2]))\n",
         'src/greet.js': GREET_BEFORE,
         'src/format.js': 'export function shout(text) {\n  return text.toUpperCase()\n}\n',
         'src/names.js': "export const DEFAULT_NAME = 'world'\n",

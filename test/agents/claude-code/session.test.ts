@@ -32,9 +32,14 @@ describe('a successful session', () => {
       const result = await agent.run({ ...request, env: { ...request.env, ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: SCRIPTED_API_KEY } })
 
       // What the policy played: no file of the fix is named in the prompt, so it explores first.
-      const plan = planSession(task, 7, contextHints(initialContext({ system: '', messages: [{ role: 'user', parts: [{ type: 'text', text: sandbox.task.prompt }] }], tools: [], kind: 'agent' }), task), {
-        wrongEditRate: 0,
-      })
+      const plan = planSession(
+        task,
+        7,
+        contextHints(initialContext({ system: '', messages: [{ role: 'user', parts: [{ type: 'text', text: sandbox.task.prompt }] }], tools: [], kind: 'agent' }), task),
+        {
+          wrongEditRate: 0,
+        },
+      )
       const firstEdit = plan.findIndex((turn) => turn.action.kind === 'edit')
       expect(firstEdit).toBeGreaterThan(2)
 
@@ -49,7 +54,10 @@ describe('a successful session', () => {
       expect(result.tokens).toEqual({ input: billed.inputTokens, output: billed.outputTokens, cacheRead: billed.cacheReadTokens, cacheWrite: billed.cacheWriteTokens })
       // Cost: the CLI's own price table applied to those tokens.
       const expected =
-        billed.inputTokens * SONNET_45.input + billed.outputTokens * SONNET_45.output + billed.cacheWriteTokens * SONNET_45.cacheWrite + billed.cacheReadTokens * SONNET_45.cacheRead
+        billed.inputTokens * SONNET_45.input +
+        billed.outputTokens * SONNET_45.output +
+        billed.cacheWriteTokens * SONNET_45.cacheWrite +
+        billed.cacheReadTokens * SONNET_45.cacheRead
       expect(result.costUsd).toBeCloseTo(expected, 9)
       expect(result.costUsd).toBeGreaterThan(0)
       // Metered: the run's gateway stood between the CLI and the server and counted the same tokens from the
@@ -65,7 +73,11 @@ describe('a successful session', () => {
       // The transcript is the raw stream, and its hash is the file's.
       const transcript = await readFile(request.transcriptPath)
       expect(result.transcriptSha256).toBe(createHash('sha256').update(transcript).digest('hex'))
-      const events = transcript.toString('utf8').trim().split('\n').map((line) => JSON.parse(line) as { type: string })
+      const events = transcript
+        .toString('utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { type: string })
       expect(events.at(-1)?.type).toBe('result')
       expect(result.hooksFired).toEqual({})
       expect(result.wallMs).toBeGreaterThan(0)
@@ -74,7 +86,7 @@ describe('a successful session', () => {
     }
   })
 
-  test('the agent\'s own budget cap stops it: max-budget, a measurement, its spend from modelUsage', async () => {
+  test("the agent's own budget cap stops it: max-budget, a measurement, its spend from modelUsage", async () => {
     const workspace = await sandbox.workspace()
     const agent = new ClaudeCodeAgent(claudeSpec({ options: { scriptedModel: true } }), { experimentDir: sandbox.dir })
     // The first turn writes the CLI's whole system prompt to the cache: more than a cent.
@@ -85,7 +97,7 @@ describe('a successful session', () => {
     expect(result.turns).toBe(1)
   })
 
-  test('the agent\'s own turn limit stops it: max-turns, a measurement', async () => {
+  test("the agent's own turn limit stops it: max-turns, a measurement", async () => {
     const workspace = await sandbox.workspace()
     const agent = new ClaudeCodeAgent(claudeSpec({ maxTurns: 2, options: { scriptedModel: true } }), { experimentDir: sandbox.dir })
     const result = await agent.run(await sandbox.request(workspace))
@@ -96,7 +108,7 @@ describe('a successful session', () => {
     expect(await readFile(path.join(workspace, 'src/greet.js'), 'utf8')).not.toBe(GREET_AFTER)
   })
 
-  test('version() is the pinned CLI\'s own --version', async () => {
+  test("version() is the pinned CLI's own --version", async () => {
     const agent = new ClaudeCodeAgent(claudeSpec(), { experimentDir: sandbox.dir })
     const version = await agent.version({ PATH: process.env.PATH ?? '', HOME: sandbox.dir })
     const pinned = JSON.parse(await readFile(path.resolve(import.meta.dirname, '../../../node_modules/@anthropic-ai/claude-code/package.json'), 'utf8')) as { version: string }

@@ -78,7 +78,9 @@ describe('codex against the scripted model server', () => {
   it("edits through the shell's apply_patch with a model outside Codex's catalog (which gets no apply_patch tool)", async () => {
     const seed = 3
     const scripted = await start(seed)
-    const outside = new CodexAgent(AgentSpecSchema.parse({ kind: 'codex', model: 'gpt-5', options: { baseUrl: `${scripted.url}/v1`, envKey: KEY, requestMaxRetries: 0, streamMaxRetries: 0, ...UNNESTED } }))
+    const outside = new CodexAgent(
+      AgentSpecSchema.parse({ kind: 'codex', model: 'gpt-5', options: { baseUrl: `${scripted.url}/v1`, envKey: KEY, requestMaxRetries: 0, streamMaxRetries: 0, ...UNNESTED } }),
+    )
     const result = await outside.run(runRequest(session.folders, { seed, env: { [KEY]: 'test-key' } }))
     expect(result.stop).toBe('completed')
     expect(result.toolCallsBeforeFirstEdit).toBe(planSession(GREET_TASK, seed, { goldNamed: [], otherNamed: [] }).findIndex((turn) => turn.action.kind === 'edit'))

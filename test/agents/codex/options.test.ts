@@ -10,14 +10,22 @@ describe('codex options', () => {
   it('define a responses provider for baseUrl, with its key variable and retries', () => {
     const options = CodexOptionsSchema.parse({ baseUrl: 'http://127.0.0.1:9/v1', envKey: 'MY_KEY', requestMaxRetries: 0, config: { 'features.web_search': 'false' } })
     expect(codexConfigArgs(options)).toEqual([
-      '-c', 'model_provider="task-outcome"',
-      '-c', 'model_providers.task-outcome.name="task-outcome provider"',
-      '-c', 'model_providers.task-outcome.base_url="http://127.0.0.1:9/v1"',
-      '-c', 'model_providers.task-outcome.env_key="MY_KEY"',
-      '-c', 'model_providers.task-outcome.wire_api="responses"',
-      '-c', 'model_providers.task-outcome.supports_websockets=false',
-      '-c', 'model_providers.task-outcome.request_max_retries=0',
-      '-c', 'features.web_search=false',
+      '-c',
+      'model_provider="task-outcome"',
+      '-c',
+      'model_providers.task-outcome.name="task-outcome provider"',
+      '-c',
+      'model_providers.task-outcome.base_url="http://127.0.0.1:9/v1"',
+      '-c',
+      'model_providers.task-outcome.env_key="MY_KEY"',
+      '-c',
+      'model_providers.task-outcome.wire_api="responses"',
+      '-c',
+      'model_providers.task-outcome.supports_websockets=false',
+      '-c',
+      'model_providers.task-outcome.request_max_retries=0',
+      '-c',
+      'features.web_search=false',
     ])
   })
 

@@ -58,7 +58,17 @@ echo '${JSON.stringify(RESULT)}'`,
     expect((await readFile(path.join(folders.home, 'cwd.txt'), 'utf8')).trim()).toBe(folders.workspace)
     expect((await readFile(path.join(folders.home, 'env.txt'), 'utf8')).trim()).toBe('seed=4 arm=baseline budget=1')
     expect(await readFile(path.join(folders.workspace, 'src/greet.js'), 'utf8')).toBe(GREET_AFTER)
-    expect(result).toMatchObject({ stop: 'completed', costUsd: 0.0123, costSource: 'agent', tokens: RESULT.tokens, model: 'my-model', turns: 6, toolCalls: 5, toolCallsBeforeFirstEdit: 3, hooksFired: { PostToolUse: 2 } })
+    expect(result).toMatchObject({
+      stop: 'completed',
+      costUsd: 0.0123,
+      costSource: 'agent',
+      tokens: RESULT.tokens,
+      model: 'my-model',
+      turns: 6,
+      toolCalls: 5,
+      toolCallsBeforeFirstEdit: 3,
+      hooksFired: { PostToolUse: 2 },
+    })
     expect(await readFile(folders.transcriptPath, 'utf8')).toMatch(/^log: fixed greet.js\n\{/)
   })
 

@@ -19,7 +19,9 @@ beforeAll(async () => {
     request.once('end', () => {
       served += 1
       response.writeHead(200, { 'content-type': 'application/json' })
-      response.end(JSON.stringify({ type: 'message', model: 'claude-sonnet-4-5', content: [{ type: 'text', text: 'right' }], usage: { input_tokens: 40_000, output_tokens: 2_000 } }))
+      response.end(
+        JSON.stringify({ type: 'message', model: 'claude-sonnet-4-5', content: [{ type: 'text', text: 'right' }], usage: { input_tokens: 40_000, output_tokens: 2_000 } }),
+      )
     })
   })
   await new Promise<void>((resolve) => model.listen(0, '127.0.0.1', () => resolve()))
@@ -46,7 +48,12 @@ describe('a command agent metered through its gateway', () => {
     expect(record.outcome).toBe('solved')
     expect(record.costUsd).toBe(0.01)
     expect(record.costSource).toBe('agent')
-    expect(record.metered).toEqual({ requests: 2, tokens: { input: 80_000, output: 4_000, cacheRead: 0, cacheWrite: 0 }, costUsd: expect.closeTo(0.3, 9), models: ['claude-sonnet-4-5'] })
+    expect(record.metered).toEqual({
+      requests: 2,
+      tokens: { input: 80_000, output: 4_000, cacheRead: 0, cacheWrite: 0 },
+      costUsd: expect.closeTo(0.3, 9),
+      models: ['claude-sonnet-4-5'],
+    })
     expect(chargedCostUsd(record, 2)).toBeCloseTo(0.3, 9)
     expect(costsDisagree(record.costUsd, record.metered!.costUsd)).toBe(true)
   })

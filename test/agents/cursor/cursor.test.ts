@@ -123,7 +123,9 @@ describe('cursor through the real SDK, against 127.0.0.1', () => {
       expect(result.costSource).toBe('priced')
       expect(result.costUsd).toBeGreaterThan(0)
       const transcript = (await readFile(folders.transcriptPath, 'utf8')).split('\n').filter((line) => line.startsWith('{'))
-      const started = transcript.map((line) => JSON.parse(line) as { tag: string; obj: { type?: string; toolCall?: { type: string } } }).filter((event) => event.tag === 'delta' && event.obj.type === 'tool-call-started')
+      const started = transcript
+        .map((line) => JSON.parse(line) as { tag: string; obj: { type?: string; toolCall?: { type: string } } })
+        .filter((event) => event.tag === 'delta' && event.obj.type === 'tool-call-started')
       const kinds = started.map((event) => event.obj.toolCall!.type)
       expect(kinds.at(-1)).toBe('edit')
       expect(kinds).toContain('read')
@@ -140,7 +142,9 @@ describe('cursor through the real SDK, against 127.0.0.1', () => {
     `on Node >= 22.23 with options.scriptedModel: the run gets its own scripted backend, which learns the task's fix; no key needed${skipNote}`,
     async () => {
       const request = runRequest(folders, { task: await taskWithSolution(folders), timeoutMs: 90_000 })
-      const result = await new CursorAgent(AgentSpecSchema.parse({ kind: 'cursor', model: MODEL, options: { scriptedModel: { wrongEditRate: 0 }, killGraceSeconds: 0.5 } })).run(request)
+      const result = await new CursorAgent(AgentSpecSchema.parse({ kind: 'cursor', model: MODEL, options: { scriptedModel: { wrongEditRate: 0 }, killGraceSeconds: 0.5 } })).run(
+        request,
+      )
       expect(result.stop).toBe('completed')
       expect(await readFile(`${folders.workspace}/src/greet.js`, 'utf8')).toBe(GREET_AFTER)
       expect(result.tokens?.output).toBeGreaterThan(0)
@@ -189,6 +193,8 @@ describe('the cursor spec', () => {
   it('needs a model the price table knows, or priceModel', () => {
     expect(() => new CursorAgent(AgentSpecSchema.parse({ kind: 'cursor' }))).toThrow(/needs agent\.model/)
     expect(() => new CursorAgent(AgentSpecSchema.parse({ kind: 'cursor', model: 'composer-1' }))).toThrow(/no price.*priceModel/)
-    expect(() => new CursorAgent(AgentSpecSchema.parse({ kind: 'cursor', model: 'composer-1', options: { priceModel: 'claude-sonnet-4-5', priceProvider: 'anthropic' } }))).not.toThrow()
+    expect(
+      () => new CursorAgent(AgentSpecSchema.parse({ kind: 'cursor', model: 'composer-1', options: { priceModel: 'claude-sonnet-4-5', priceProvider: 'anthropic' } })),
+    ).not.toThrow()
   })
 })

@@ -40,7 +40,9 @@ describe('captured Cursor SDK failures', () => {
 })
 
 describe('a synthetic successful session (hand-written, checked against the SDK schema)', () => {
-  const events = lines('synthetic-cursor-session.jsonl').filter((line) => line !== '').map((line) => JSON.parse(line) as { tag: string; obj: unknown })
+  const events = lines('synthetic-cursor-session.jsonl')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as { tag: string; obj: unknown })
 
   it('holds only updates the real SDK schema accepts', () => {
     const deltas = events.filter((event) => event.tag === 'delta')
@@ -64,7 +66,9 @@ describe('a synthetic successful session (hand-written, checked against the SDK 
 
   it("prefers wait()'s cumulative usage when the run reports it", () => {
     const usage = { inputTokens: 1, outputTokens: 2, cacheReadTokens: 3, cacheWriteTokens: 4, totalTokens: 10 }
-    const withUsage = lines('synthetic-cursor-session.jsonl').map((line) => (line.includes('"tag":"wait"') ? line.replace('"durationMs":2452', `"durationMs":2452,"usage":${JSON.stringify(usage)}`) : line))
+    const withUsage = lines('synthetic-cursor-session.jsonl').map((line) =>
+      line.includes('"tag":"wait"') ? line.replace('"durationMs":2452', `"durationMs":2452,"usage":${JSON.stringify(usage)}`) : line,
+    )
     expect(readCursorStream(withUsage).tokens).toEqual({ input: 1, output: 2, cacheRead: 3, cacheWrite: 4 })
   })
 })
@@ -78,7 +82,9 @@ describe('sessions built from the synthetic one', () => {
   })
 
   it('finished with zero usage is a $0 success', () => {
-    const zero = session.map((line) => (line.includes('turn-ended') ? line.replace(/"usage":\{[^}]*\}/, '"usage":{"inputTokens":0,"outputTokens":0,"cacheReadTokens":0,"cacheWriteTokens":0}') : line))
+    const zero = session.map((line) =>
+      line.includes('turn-ended') ? line.replace(/"usage":\{[^}]*\}/, '"usage":{"inputTokens":0,"outputTokens":0,"cacheReadTokens":0,"cacheWriteTokens":0}') : line,
+    )
     expect(failureOf(() => classifyCursorSession(readCursorStream(zero), exited(0))).reason).toBe('zero-cost')
   })
 

@@ -36,7 +36,18 @@ describe("the gemini run's settings", () => {
   })
 
   it('run gemini headless with stream-json, a trusted workspace, yolo approval and the model', () => {
-    expect(new GeminiAgent(spec({ args: ['--debug'] })).cliArgs('fix it')).toEqual(['-p', 'fix it', '-o', 'stream-json', '--skip-trust', '--approval-mode', 'yolo', '-m', 'gemini-2.5-flash', '--debug'])
+    expect(new GeminiAgent(spec({ args: ['--debug'] })).cliArgs('fix it')).toEqual([
+      '-p',
+      'fix it',
+      '-o',
+      'stream-json',
+      '--skip-trust',
+      '--approval-mode',
+      'yolo',
+      '-m',
+      'gemini-2.5-flash',
+      '--debug',
+    ])
   })
 
   it('refuse a spec without a priceable model before any run', () => {

@@ -80,7 +80,10 @@ describe('sessions built from the captured one', () => {
   const session = lines('gemini-mock-session.jsonl').filter((line) => line !== '')
 
   it('the turn limit (exit 53) is a max-turns stop, for the oracle to judge', () => {
-    const limited = [...session.slice(0, -1), JSON.stringify({ type: 'result', status: 'error', error: { type: 'FatalTurnLimitedError', message: 'Reached max session turns' }, stats: {} })]
+    const limited = [
+      ...session.slice(0, -1),
+      JSON.stringify({ type: 'result', status: 'error', error: { type: 'FatalTurnLimitedError', message: 'Reached max session turns' }, stats: {} }),
+    ]
     expect(classifyGeminiSession(readGeminiStream(limited), exited(53))).toEqual({ stop: 'max-turns' })
   })
 
@@ -99,12 +102,18 @@ describe('sessions built from the captured one', () => {
   })
 
   it('a success that used no tokens is a $0 success: the model was never called', () => {
-    const zero = [...session.slice(0, -1), JSON.stringify({ type: 'result', status: 'success', stats: { total_tokens: 0, input_tokens: 0, output_tokens: 0, cached: 0, input: 0 } })]
+    const zero = [
+      ...session.slice(0, -1),
+      JSON.stringify({ type: 'result', status: 'success', stats: { total_tokens: 0, input_tokens: 0, output_tokens: 0, cached: 0, input: 0 } }),
+    ]
     expect(failureOf(() => classifyGeminiSession(readGeminiStream(zero), exited(0))).reason).toBe('zero-cost')
   })
 
   it('a result with status error is a failure whatever the exit code', () => {
-    const failed = [...session.slice(0, -1), JSON.stringify({ type: 'result', status: 'error', error: { type: 'Error', message: '[API Error: 401 API key not valid]' }, stats: {} })]
+    const failed = [
+      ...session.slice(0, -1),
+      JSON.stringify({ type: 'result', status: 'error', error: { type: 'Error', message: '[API Error: 401 API key not valid]' }, stats: {} }),
+    ]
     const failure = failureOf(() => classifyGeminiSession(readGeminiStream(failed), exited(0)))
     expect(failure.reason).toBe('auth')
   })
@@ -112,7 +121,8 @@ describe('sessions built from the captured one', () => {
 
 describe('failure messages', () => {
   it("a rate limit is retried even though the CLI's message suggests another /auth method", () => {
-    const message = '[API Error: rate limited]\nPlease wait and try again later. To increase your limits, request a quota increase through AI Studio, or switch to another /auth method'
+    const message =
+      '[API Error: rate limited]\nPlease wait and try again later. To increase your limits, request a quota increase through AI Studio, or switch to another /auth method'
     expect(geminiFailureReason(message)).toBe('api-error')
     expect(geminiFailureReason('[API Error: {"error":{"code":401,"message":"API key not valid","status":"UNAUTHENTICATED"}}]')).toBe('auth')
     expect(geminiFailureReason('[API Error: {"error":{"code":529,"message":"Overloaded","status":"UNAVAILABLE"}}]')).toBe('api-error')

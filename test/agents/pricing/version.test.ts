@@ -5,9 +5,7 @@ import { genaiPricesVersion, pricedAgentVersion } from '../../../src/agents/pric
 
 describe('the price table version', () => {
   it('is the installed @pydantic/genai-prices version, recorded beside the CLI version', () => {
-    const installed = JSON.parse(
-      readFileSync(path.join(import.meta.dirname, '../../../node_modules/@pydantic/genai-prices/package.json'), 'utf8'),
-    ) as { version: string }
+    const installed = JSON.parse(readFileSync(path.join(import.meta.dirname, '../../../node_modules/@pydantic/genai-prices/package.json'), 'utf8')) as { version: string }
     expect(genaiPricesVersion).toBe(installed.version)
     expect(pricedAgentVersion('codex-cli 0.171.0')).toBe(`codex-cli 0.171.0; genai-prices ${installed.version}`)
   })

@@ -22,7 +22,11 @@ const progress: string[] = []
 
 beforeAll(async () => {
   repo = await buildRepo([
-    { subject: 'Initial calculator', date: '2026-06-01T09:00:00Z', files: { 'package.json': '{"type":"module"}\n', 'src/calc.js': calc('a + b'), 'test/calc.test.js': calcTest(addTest) } },
+    {
+      subject: 'Initial calculator',
+      date: '2026-06-01T09:00:00Z',
+      files: { 'package.json': '{"type":"module"}\n', 'src/calc.js': calc('a + b'), 'test/calc.test.js': calcTest(addTest) },
+    },
     { subject: 'fix: multiplying adds instead', date: '2026-07-02T09:00:00Z', files: { 'src/calc.js': calc('a * b'), 'test/calc.test.js': calcTest(addTest + mulTest) } },
     { subject: 'feat: subtraction', files: { 'src/sub.js': 'export const sub = (a, b) => a - b\n' } },
     { subject: 'fix: a change without a test', files: { 'src/sub.js': 'export const sub = (a, b) => a - b // checked\n' } },
@@ -67,9 +71,7 @@ describe('harvest with node --test', () => {
   })
 
   it('drops the fix whose tests already passed before it, saying so', () => {
-    expect(file.dropped).toEqual([
-      expect.objectContaining({ fix: repo.commits[4], reason: expect.stringMatching(/^no FAIL_TO_PASS test/) }),
-    ])
+    expect(file.dropped).toEqual([expect.objectContaining({ fix: repo.commits[4], reason: expect.stringMatching(/^no FAIL_TO_PASS test/) })])
   })
 
   it('rejects the commits the rule turns away, each with its reason, and ignores subjects that do not start with "fix"', () => {

@@ -27,7 +27,12 @@ describe('exclusions.json', () => {
   })
 
   it('names every bad field: an unknown reason, a missing why, a bad commit, an unknown key', async () => {
-    const error = await read({ exclusions: [{ commit: 'xyz', reason: 'd', why: 'short' }, { commit: 'abcdef01', reason: 'a', why: 'a long enough reason', extra: 1 }] })
+    const error = await read({
+      exclusions: [
+        { commit: 'xyz', reason: 'd', why: 'short' },
+        { commit: 'abcdef01', reason: 'a', why: 'a long enough reason', extra: 1 },
+      ],
+    })
     expect(error).toBeInstanceOf(ProblemsError)
     const fields = (error as ProblemsError).problems.map((p) => p.field)
     expect(fields).toEqual(expect.arrayContaining(['exclusions.0.commit', 'exclusions.0.reason', 'exclusions.0.why', 'exclusions.1.extra']))

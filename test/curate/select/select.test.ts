@@ -95,7 +95,7 @@ describe('select', () => {
     expect(candidates.candidates[1]!.PASS_TO_PASS).toEqual(['sometimes'])
   })
 
-  it('rejects the flaky candidate on its second harvest, keeps the stable one, and writes DESIGN\'s task folder', async () => {
+  it("rejects the flaky candidate on its second harvest, keeps the stable one, and writes DESIGN's task folder", async () => {
     const out = path.join(scratch, 'set')
     const lines: string[] = []
     const selection = await select({ candidates: candidatesFile, out, prompts: path.join(scratch, 'prompts'), count: 2, jobs: 1, progress: (line) => lines.push(line) })
@@ -119,9 +119,16 @@ describe('select', () => {
     if (task?.kind !== 'git-fix') return
     expect(task.repo).toBe(repo.dir)
     expect(task.metadata).toMatchObject({
-      id: '001', slug: 'upper-leaves-text-as-it-was', base: repo.commits[0], fix: stable,
-      gold_files: ['src/upper.js'], test_files: ['test/upper.test.js'], FAIL_TO_PASS: ['uppers'], PASS_TO_PASS: ['keeps empty'],
-      test_command: NODE_TEST_COMMAND, test_globs: ['test/**/*.test.js'],
+      id: '001',
+      slug: 'upper-leaves-text-as-it-was',
+      base: repo.commits[0],
+      fix: stable,
+      gold_files: ['src/upper.js'],
+      test_files: ['test/upper.test.js'],
+      FAIL_TO_PASS: ['uppers'],
+      PASS_TO_PASS: ['keeps empty'],
+      test_command: NODE_TEST_COMMAND,
+      test_globs: ['test/**/*.test.js'],
     })
     expect(JSON.parse(await readFile(path.join(out, 'selection.json'), 'utf8'))).toEqual(selection)
   })
@@ -151,7 +158,12 @@ describe('select', () => {
     const error = await select({ candidates: candidatesFile, out: path.join(scratch, 'refused'), prompts, count: 1 }).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(ProblemsError)
     expect((error as ProblemsError).problems).toEqual([
-      { file: path.join(prompts, `${stable.slice(0, 10)}.md`), field: 'line 2', message: 'names the gold file src/upper.js by its module name "upper": describe the symptom a user sees instead (or, when the symptom cannot be said without the word, allow it with a reason in the front matter: `allow: { upper: <why> }`)' },
+      {
+        file: path.join(prompts, `${stable.slice(0, 10)}.md`),
+        field: 'line 2',
+        message:
+          'names the gold file src/upper.js by its module name "upper": describe the symptom a user sees instead (or, when the symptom cannot be said without the word, allow it with a reason in the front matter: `allow: { upper: <why> }`)',
+      },
     ])
   })
 

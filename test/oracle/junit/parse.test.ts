@@ -24,7 +24,7 @@ describe('parseJUnit', () => {
     })
   })
 
-  it('reads node --test reports of Node 22 and Node 24 to the same ids (Node 24 adds each case\'s file and names a nested case\'s classname after its suite)', () => {
+  it("reads node --test reports of Node 22 and Node 24 to the same ids (Node 24 adds each case's file and names a nested case's classname after its suite)", () => {
     // Real reports of one test file (test/a.test.mjs), written by Node 22.13.0 and Node 24.22.3 in /work/run.
     const node22 = parseJUnit(fixture('node-22.13.0.xml'), { cwd: '/work/run' })
     const node24 = parseJUnit(fixture('node-24.22.3.xml'), { cwd: '/work/run' })

@@ -15,7 +15,19 @@ async function outputFolder(texts: readonly string[]): Promise<{ outDir: string;
     const transcript = `artifacts/00${index + 1}/a/seed-1/transcript.jsonl`
     await mkdir(path.dirname(path.join(outDir, transcript)), { recursive: true })
     await writeFile(path.join(outDir, transcript), text)
-    records.push({ experiment: 'x', specSha256: 'f'.repeat(64), task: `00${index + 1}`, arm: 'a', seed: 1, outcome: 'solved', solved: true, costUsd: 0.1, costSource: 'agent', transcript, transcriptSha256: sha256Hex(Buffer.from(text)) } as RecordedRun)
+    records.push({
+      experiment: 'x',
+      specSha256: 'f'.repeat(64),
+      task: `00${index + 1}`,
+      arm: 'a',
+      seed: 1,
+      outcome: 'solved',
+      solved: true,
+      costUsd: 0.1,
+      costSource: 'agent',
+      transcript,
+      transcriptSha256: sha256Hex(Buffer.from(text)),
+    } as RecordedRun)
   }
   return { outDir, records }
 }
@@ -39,14 +51,18 @@ describe('the transcript archive', () => {
     const { outDir, records } = await outputFolder(['one\n', 'two\n'])
     await writeFile(path.join(outDir, records[1]!.transcript!), 'two, edited\n')
     const archiveFile = path.join(outDir, 'c.tar.gz')
-    await expect(createTranscriptArchive({ experiment: 'x', outDir, runsBytes: Buffer.from(''), records, archiveFile })).rejects.toThrow(/002 › a › seed 1: its transcript .* no longer matches/)
+    await expect(createTranscriptArchive({ experiment: 'x', outDir, runsBytes: Buffer.from(''), records, archiveFile })).rejects.toThrow(
+      /002 › a › seed 1: its transcript .* no longer matches/,
+    )
     await expect(readFile(archiveFile)).rejects.toThrow()
   })
 
   test('a transcript path that leaves the output folder is refused', async () => {
     const { outDir, records } = await outputFolder(['one\n'])
     const outside = [{ ...records[0]!, transcript: '../../etc/passwd' }] as RecordedRun[]
-    await expect(createTranscriptArchive({ experiment: 'x', outDir, runsBytes: Buffer.from(''), records: outside, archiveFile: path.join(outDir, 'd.tar.gz') })).rejects.toThrow(/leaves the output folder/)
+    await expect(createTranscriptArchive({ experiment: 'x', outDir, runsBytes: Buffer.from(''), records: outside, archiveFile: path.join(outDir, 'd.tar.gz') })).rejects.toThrow(
+      /leaves the output folder/,
+    )
   })
 
   test('runs recorded after the archive was made are named as missing', async () => {
@@ -54,6 +70,8 @@ describe('the transcript archive', () => {
     const archive = await createTranscriptArchive({ experiment: 'x', outDir, runsBytes: Buffer.from(''), records: records.slice(0, 1), archiveFile: path.join(outDir, 'e.tar.gz') })
     const { problems, checked } = await verifyTranscriptArchive(archive.file, records)
     expect(checked).toBe(1)
-    expect(problems.map((problem) => problem.message)).toEqual(['missing: transcripts/artifacts/002/a/seed-1/transcript.jsonl (the transcript of 002 › a › seed 1) is not in the archive'])
+    expect(problems.map((problem) => problem.message)).toEqual([
+      'missing: transcripts/artifacts/002/a/seed-1/transcript.jsonl (the transcript of 002 › a › seed 1) is not in the archive',
+    ])
   })
 })

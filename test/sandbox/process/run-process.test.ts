@@ -119,7 +119,7 @@ describe('runProcess', () => {
     expect(alive(straggler)).toBe(false)
   })
 
-  test('a descendant that left the group with setsid (as Claude Code\'s hooks do) is found by the run\'s tag and killed', async () => {
+  test("a descendant that left the group with setsid (as Claude Code's hooks do) is found by the run's tag and killed", async () => {
     const pidFile = path.join(dir, 'escaped.pid')
     const result = await run({
       file: 'bash',
@@ -156,14 +156,22 @@ describe('runProcess', () => {
 
   test('a process that prints without end is cut at maxChars (the head kept) while its lines still reach the callback', async () => {
     let lines = 0
-    const result = await run({ file: 'bash', args: ['-c', 'for i in $(seq 1 2000); do echo line-$i; done'], cwd: dir, env, timeoutMs: 10_000, maxChars: 100, onLine: () => lines++ })
+    const result = await run({
+      file: 'bash',
+      args: ['-c', 'for i in $(seq 1 2000); do echo line-$i; done'],
+      cwd: dir,
+      env,
+      timeoutMs: 10_000,
+      maxChars: 100,
+      onLine: () => lines++,
+    })
     expect(result.truncated).toBe(true)
     expect(result.stdout.length).toBeLessThanOrEqual(100)
     expect(result.stdout.startsWith('line-1\nline-2\n')).toBe(true)
     expect(lines).toBe(2000)
   })
 
-  test('every process carries the run\'s tag, and the invocation\'s tag when the harness has one', async () => {
+  test("every process carries the run's tag, and the invocation's tag when the harness has one", async () => {
     const before = process.env.TASK_OUTCOME_SESSION
     process.env.TASK_OUTCOME_SESSION = 'session-under-test'
     try {

@@ -66,4 +66,3 @@ export function terminate(pgid: number, tag: string, options: TerminationOptions
 export { DEFAULT_KILL_GRACE_MS, killProcessGroup } from './kill.ts'
 export { armTimeout } from './timeout.ts'
 export { onCancel } from './cancel.ts'
-

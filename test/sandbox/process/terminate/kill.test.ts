@@ -44,7 +44,7 @@ test('a group that obeys SIGTERM ends without waiting for the grace', async () =
   expect(processGroupAlive(pgid)).toBe(false)
 })
 
-test('a process that left the group with setsid is found by the run\'s tag', async () => {
+test("a process that left the group with setsid is found by the run's tag", async () => {
   const pidFile = path.join(dir, 'escaped.pid')
   const tag = 'kill-test-tag'
   const pgid = await started(`setsid bash -c 'echo $$ > ${pidFile}; exec sleep 60' & wait`, { TASK_OUTCOME_RUN_TAG: tag })
