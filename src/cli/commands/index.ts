@@ -2,6 +2,7 @@ import type { Command } from 'commander'
 import { registerAnalyze } from './analyze.ts'
 import { registerHarvest } from './harvest.ts'
 import { registerInit } from './init.ts'
+import { registerPlan } from './plan.ts'
 import { registerPower } from './power.ts'
 import { registerPublish } from './publish.ts'
 import { registerSelect } from './select.ts'
@@ -16,6 +17,7 @@ export const commands: ReadonlyArray<(program: Command) => void> = [
   registerSelect,
   registerAnalyze,
   registerPower,
+  registerPlan,
   registerPublish,
   registerVerifyArchive,
 ]
