@@ -8,15 +8,18 @@ import { repoRoot } from '../helpers/experiment-fixture.ts'
 import { buildRepo, NODE_TEST_COMMAND } from '../helpers/throwaway.ts'
 
 // The confirmatory draw through the real CLI on a throwaway repository tested by the real `node --test`: six
-// fixes, one excluded before the walk, one whose test is flaky (it fails before the fix on every harvest after
-// the first, so every second harvest disagrees with the first). The pilot draws two tasks; the confirmatory draw,
+// fixes, one excluded before the walk, one whose test is flaky (it fails before the fix once a file outside the
+// repository says "select", after the first harvest, so every second harvest disagrees with the first; the test
+// commands run in the oracle's sandbox, which sees that file only because its folder is on PATH, read-only). The pilot draws two tasks; the confirmatory draw,
 // by the same rule and seed with --exclude-tasks-of the pilot, must use none of them and still apply the
 // exclusions and the flaky check.
-const cli = (args: readonly string[]) => execa(process.execPath, ['bin/task-outcome.js', ...args], { cwd: repoRoot, reject: false })
+const cli = (args: readonly string[]) =>
+  execa(process.execPath, ['bin/task-outcome.js', ...args], { cwd: repoRoot, reject: false, env: { PATH: `${path.dirname(phase)}${path.delimiter}${process.env.PATH ?? ''}` } })
 const HEAD = "import { test } from 'node:test'\nimport assert from 'node:assert/strict'\n"
 const MODULES = ['alpha', 'bravo', 'charlie', 'delta', 'echo']
 
 let scratch: string
+let phase: string
 let repo: { dir: string; commits: string[] }
 let candidates: string
 /** Fix commit of each module (and of the flaky one), by name. */
@@ -24,7 +27,9 @@ const fixOf = new Map<string, string>()
 
 beforeAll(async () => {
   scratch = await mkdtemp(path.join(os.tmpdir(), 'confirmatory-'))
-  const counter = path.join(scratch, 'flaky-runs.txt')
+  await mkdir(path.join(scratch, 'phase-bin'))
+  phase = path.join(scratch, 'phase-bin', 'phase')
+  await writeFile(phase, 'harvest')
   const initial: Record<string, string> = { 'package.json': '{"type":"module"}\n' }
   for (const name of [...MODULES, 'flaky']) {
     initial[`src/${name}.js`] = `export const ${name} = (s) => s\n`
@@ -38,10 +43,9 @@ beforeAll(async () => {
     },
   }))
   const flakyTest =
-    `import { readFileSync, writeFileSync } from 'node:fs'\nimport { flaky } from '../src/flaky.js'\n${HEAD}` +
-    `let runs = 0\ntry { runs = Number(readFileSync(${JSON.stringify(counter)}, 'utf8')) } catch {}\n` +
-    `writeFileSync(${JSON.stringify(counter)}, String(runs + 1))\n` +
-    `test('sometimes', () => assert.ok(!(runs + 1 >= 3 && (runs + 1) % 2 === 1)))\n` +
+    `import { readFileSync } from 'node:fs'\nimport { flaky } from '../src/flaky.js'\n${HEAD}` +
+    `const selecting = readFileSync(${JSON.stringify(phase)}, 'utf8') === 'select'\n` +
+    `test('sometimes', () => assert.ok(!selecting || flaky('ab') === 'AB'))\n` +
     `test('flaky uppers', () => assert.equal(flaky('ab'), 'AB'))\n`
   repo = await buildRepo(
     [
@@ -71,6 +75,7 @@ beforeAll(async () => {
     '1',
   ])
   expect(harvest.exitCode, harvest.stderr).toBe(0)
+  await writeFile(phase, 'select')
   await mkdir(path.join(pilot, 'prompts'))
   for (const [name, fix] of fixOf)
     await writeFile(
