@@ -13,7 +13,7 @@ import { defineExperiment } from '../../src/index.ts'
 export default defineExperiment({
   name: 'demo',
   description:
-    "DEMONSTRATION with a scripted model: the real Claude Code CLI against the project's scripted model server, " +
+    'DEMONSTRATION with a scripted model: the real Claude Code CLI against the project\'s scripted model server, ' +
     'with and without a context hook that names likely files. The numbers show the harness at work, not what any real model would do.',
   stage: 'demo',
   tasks: '.',

@@ -13,7 +13,7 @@ import { defineExperiment } from '../../src/index.ts'
 export default defineExperiment({
   name: 'skills-demo',
   description:
-    "DEMONSTRATION with a scripted model: the real Claude Code CLI against the project's scripted model server, " +
+    'DEMONSTRATION with a scripted model: the real Claude Code CLI against the project\'s scripted model server, ' +
     'under the skill conditions. The numbers show the harness at work, not what any real model would do.',
   stage: 'demo',
   tasks: '.',

@@ -9,11 +9,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 
-const STOP = new Set(
-  'about after again also because been before being both could does doing from have into just more most only other same should some such than that their them then there these they this those through under until very were what when where which while will with would your instead returns return value values string number function called expected actually always never still prints print fix fixes please make sure correct correctly wrong error errors bug'.split(
-    ' ',
-  ),
-)
+const STOP = new Set('about after again also because been before being both could does doing from have into just more most only other same should some such than that their them then there these they this those through under until very were what when where which while will with would your instead returns return value values string number function called expected actually always never still prints print fix fixes please make sure correct correctly wrong error errors bug'.split(' '))
 const SKIP_DIRS = new Set(['.git', 'node_modules', '.claude', 'test', 'tests', '__tests__', 'fixtures', 'docs'])
 
 function words(text) {
@@ -47,12 +43,10 @@ export function rankFiles(root, prompt) {
   const terms = words(prompt)
   const files = sourceFiles(root)
   const contents = new Map(files.map((file) => [file, `${file}\n${readFileSync(path.join(root, file), 'utf8')}`.toLowerCase()]))
-  const weight = new Map(
-    terms.map((term) => {
-      const df = files.filter((file) => contents.get(file).includes(term)).length
-      return [term, df === 0 ? 0 : Math.log(1 + files.length / df)]
-    }),
-  )
+  const weight = new Map(terms.map((term) => {
+    const df = files.filter((file) => contents.get(file).includes(term)).length
+    return [term, df === 0 ? 0 : Math.log(1 + files.length / df)]
+  }))
   return files
     .map((file) => ({ file, score: terms.reduce((sum, term) => sum + (contents.get(file).includes(term) ? weight.get(term) : 0), 0) }))
     .filter((entry) => entry.score > 0)
@@ -64,10 +58,7 @@ function main() {
   if (input.hook_event_name !== 'UserPromptSubmit') return
   const ranked = rankFiles(input.cwd ?? process.cwd(), input.prompt ?? '')
   const best = ranked[0]?.score ?? 0
-  const likely = ranked
-    .filter((entry) => entry.score >= 0.75 * best)
-    .slice(0, 2)
-    .map((entry) => entry.file)
+  const likely = ranked.filter((entry) => entry.score >= 0.75 * best).slice(0, 2).map((entry) => entry.file)
   if (likely.length === 0) return
   const additionalContext = `likely-files: the files most likely relevant to this request are ${likely.join(', ')}.`
   process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'UserPromptSubmit', additionalContext } }))

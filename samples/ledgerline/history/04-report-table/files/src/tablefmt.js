@@ -13,5 +13,9 @@ export function formatReport(summary) {
   const money = Object.values(summary.byCategory).map((amount) => formatMoney(amount))
   const moneyWidth = Math.max('amount'.length, formatMoney(summary.total).length, ...money.map((text) => text.length))
   const line = (label, amount) => `${label.padEnd(width)}  ${amount.padStart(moneyWidth)}`
-  return [line(HEADER, 'amount'), ...Object.keys(summary.byCategory).map((category, i) => line(category, money[i])), line('total', formatMoney(summary.total))].join('\n')
+  return [
+    line(HEADER, 'amount'),
+    ...Object.keys(summary.byCategory).map((category, i) => line(category, money[i])),
+    line('total', formatMoney(summary.total)),
+  ].join('\n')
 }

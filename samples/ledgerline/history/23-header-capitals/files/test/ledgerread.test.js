@@ -18,10 +18,7 @@ describe('reading statements', () => {
 
   it('reads separate debit and credit columns', () => {
     const text = 'date,description,debit,credit\n2026-07-01,coffee,3.50,\n2026-07-02,salary,,2000\n'
-    assert.deepEqual(
-      readStatement(text).map((entry) => entry.amount),
-      [-3.5, 2000],
-    )
+    assert.deepEqual(readStatement(text).map((entry) => entry.amount), [-3.5, 2000])
   })
 
   it('reads column names in any case', () => {
