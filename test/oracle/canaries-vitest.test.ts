@@ -6,8 +6,7 @@ import { runFixTests } from '../../src/oracle/git-fix.ts'
 import type { GitFixTask } from '../../src/tasks/task.ts'
 import { createGitFixWorkspace } from '../../src/workspace/git-fix.ts'
 import type { Workspace } from '../../src/workspace/workspace.ts'
-import { vitestProject } from '../helpers/throwaway.ts'
-import { agentWrites, harvestedTasks, type HarvestedFixture } from './git-fix-task.ts'
+import { agentWrites, type HarvestedFixture, harvestedVitestTasks } from './git-fix-task.ts'
 
 // The canaries and the test-infrastructure rule in a Vitest oracle against an agent that fixes nothing and disarms
 // `expect` instead: from a source file the tests import, or from a Vite configuration of its own (setupFiles, or a
@@ -25,15 +24,10 @@ let task: GitFixTask
 let scratch: string
 const workspaces: Workspace[] = []
 
-const project = vitestProject()
-
 beforeAll(async () => {
-  fixture = await harvestedTasks(
-    [
-      { subject: 'Initial slugs', files: { ...project.files, 'src/slug.js': slug(BUGGY), 'test/slug.test.js': file('') } },
-      { subject: 'fix: punctuation left in slugs', files: { 'src/slug.js': slug(FIXED), 'test/slug.test.js': file(", ['Hello, World!', 'hello-world']") } },
-    ],
-    { testCommand: project.testCommand, dependencies: 'auto', source: ['src/**/*.js'], tests: ['test/**/*.test.js'] },
+  fixture = await harvestedVitestTasks(
+    { 'src/slug.js': slug(BUGGY), 'test/slug.test.js': file('') },
+    { subject: 'fix: punctuation left in slugs', files: { 'src/slug.js': slug(FIXED), 'test/slug.test.js': file(", ['Hello, World!', 'hello-world']") } },
   )
   task = fixture.tasks[0]!
   scratch = await mkdtemp(path.join(os.tmpdir(), 'canaries-vitest-'))

@@ -9,7 +9,7 @@ import { writeTaskFolder } from '../../src/curate/select/write-task.ts'
 import type { GitFixTask } from '../../src/tasks/task.ts'
 import { openRepository } from '../../src/workspace/repository.ts'
 import { removeTemplate } from '../../src/workspace/template.ts'
-import { buildRepo, type Step } from '../helpers/throwaway.ts'
+import { buildRepo, type Step, vitestProject } from '../helpers/throwaway.ts'
 
 /** A throwaway repository harvested and turned into task folders, ready for workspaces and the oracle. */
 export interface HarvestedFixture {
@@ -73,6 +73,24 @@ export async function harvestedTasks(
       await rm(scratch, { recursive: true, force: true })
     },
   }
+}
+
+/**
+ * A throwaway Vitest project (this repository's Vitest from a lockfile, `vitestProject()`) with one initial commit and
+ * one fix, harvested with its `node_modules` prepared from the lockfile and `src/**` / `test/**` as the globs.
+ */
+export function harvestedVitestTasks(
+  initial: Readonly<Record<string, string>>,
+  fix: { readonly subject: string; readonly files: Readonly<Record<string, string>> },
+): Promise<HarvestedFixture> {
+  const project = vitestProject()
+  return harvestedTasks(
+    [
+      { subject: 'Initial slugs', files: { ...project.files, ...initial } },
+      { subject: fix.subject, files: fix.files },
+    ],
+    { testCommand: project.testCommand, dependencies: 'auto', source: ['src/**/*.js'], tests: ['test/**/*.test.js'] },
+  )
 }
 
 /** Writes files into a workspace the way an agent would (null deletes). */

@@ -7,8 +7,7 @@ import { runFixTests } from '../../src/oracle/git-fix.ts'
 import type { GitFixTask } from '../../src/tasks/task.ts'
 import { createGitFixWorkspace } from '../../src/workspace/git-fix.ts'
 import type { Workspace } from '../../src/workspace/workspace.ts'
-import { vitestProject } from '../helpers/throwaway.ts'
-import { agentWrites, harvestedTasks, type HarvestedFixture } from './git-fix-task.ts'
+import { agentWrites, type HarvestedFixture, harvestedVitestTasks } from './git-fix-task.ts'
 
 // Harvest and the git-fix oracle on a throwaway project tested by the real Vitest (this project's own version, from
 // node_modules prepared out of the project's lockfile, as a user's repository would have it).
@@ -36,15 +35,10 @@ let task: GitFixTask
 let scratch: string
 const workspaces: Workspace[] = []
 
-const project = vitestProject()
-
 beforeAll(async () => {
-  fixture = await harvestedTasks(
-    [
-      { subject: 'Initial slugs', files: { ...project.files, 'src/slug.js': slug(BUGGY), 'test/slug.test.js': BASE_TESTS } },
-      { subject: 'fix: punctuation left in slugs', files: { 'src/slug.js': slug(FIXED), 'test/slug.test.js': FIX_TESTS } },
-    ],
-    { testCommand: project.testCommand, dependencies: 'auto', source: ['src/**/*.js'], tests: ['test/**/*.test.js'] },
+  fixture = await harvestedVitestTasks(
+    { 'src/slug.js': slug(BUGGY), 'test/slug.test.js': BASE_TESTS },
+    { subject: 'fix: punctuation left in slugs', files: { 'src/slug.js': slug(FIXED), 'test/slug.test.js': FIX_TESTS } },
   )
   task = fixture.tasks[0]!
   scratch = await mkdtemp(path.join(os.tmpdir(), 'oracle-vitest-'))
@@ -95,7 +89,7 @@ describe('harvest and the git-fix oracle with Vitest', () => {
   })
 
   it('is a harness failure when the test command crashes before producing results', async () => {
-    const broken: GitFixTask = { ...task, metadata: { ...task.metadata, test_command: `${project.testCommand} --no-such-option-at-all` } }
+    const broken: GitFixTask = { ...task, metadata: { ...task.metadata, test_command: `${task.metadata.test_command} --no-such-option-at-all` } }
     const failure = await run({ 'src/slug.js': slug(FIXED) }, broken).catch((error: unknown) => error)
     expect(failure).toBeInstanceOf(HarnessFailure)
     expect((failure as HarnessFailure).reason).toBe('oracle')
