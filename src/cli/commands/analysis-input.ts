@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs'
 import path from 'node:path'
-import { InvalidArgumentError } from 'commander'
+import { type Command, InvalidArgumentError } from 'commander'
 import { parseRecordedExperiment, resolveAnalysis, type AnalysisFlags, type RecordedExperiment, type ResolvedAnalysis } from '../../analysis/resolve.ts'
 import { DataError } from '../../errors.ts'
 import type { Contamination, EarlierSpecRuns } from '../../analysis/settings.ts'
@@ -131,4 +131,26 @@ export function probabilityOption(name: string) {
     if (!(number > 0 && number < 1)) throw new InvalidArgumentError(`${name} must be a number between 0 and 1 (exclusive), got "${value}"`)
     return number
   }
+}
+
+/** The design flags `power` and `plan` share, each read as `resolveInput` reads it. */
+export interface DesignFlags {
+  control?: string
+  treatment?: string
+  effect?: number
+  power?: number
+  alpha?: number
+}
+
+/**
+ * Adds --effect, --power, --alpha, --control and --treatment to a command that sizes a design from a pilot, so
+ * `power` and `plan` parse them alike; `wording` says what the effect and the power mean for that command.
+ */
+export function designOptions(command: Command, wording: { effect: string; power: string; treatment: string }): Command {
+  return command
+    .option('--effect <delta>', `${wording.effect} (default: the spec's, else 0.15)`, probabilityOption('--effect'))
+    .option('--power <p>', `${wording.power} (default: the spec's, else 0.8)`, probabilityOption('--power'))
+    .option('--alpha <p>', "one-sided significance level (default: the spec's, else 0.05)", probabilityOption('--alpha'))
+    .option('--control <arm>', "the control arm (default: the spec's control)")
+    .option('--treatment <arm>', wording.treatment)
 }

@@ -5,14 +5,9 @@ import { endpointCostUsd } from '../../analysis/cost-summary.ts'
 import { DataError } from '../../errors.ts'
 import { canonicalJson } from '../../experiment/hash.ts'
 import { formatTable } from '../../format/table.ts'
-import { loadAnalysisInput, probabilityOption, resolveInput } from './analysis-input.ts'
+import { type DesignFlags, designOptions, loadAnalysisInput, resolveInput } from './analysis-input.ts'
 
-interface PlanCliOptions {
-  control?: string
-  treatment?: string
-  effect?: number
-  power?: number
-  alpha?: number
+interface PlanCliOptions extends DesignFlags {
   experiments: number
   seeds: number[]
   maxTasks: number
@@ -64,7 +59,7 @@ export function specFieldsOf(design: PlannedDesign): string {
 
 /** `task-outcome plan <pilot>`: the cheapest design (tasks × seeds × looks) that meets the pre-registered power. */
 export function registerPlan(program: Command): void {
-  program
+  const command = program
     .command('plan')
     .description(
       "Price the confirmatory run's design from a pilot's runs. Simulates fixed and group-sequential designs " +
@@ -75,11 +70,11 @@ export function registerPlan(program: Command): void {
         'pre-register it. Seeded: the same pilot and options print the same numbers.',
     )
     .argument('<runs>', "the pilot's runs.jsonl, or its output folder")
-    .option('--effect <delta>', "median relative reduction of the design alternative (default: the spec's, else 0.15)", probabilityOption('--effect'))
-    .option('--power <p>', "power the design must reach (default: the spec's, else 0.8)", probabilityOption('--power'))
-    .option('--alpha <p>', "one-sided significance level (default: the spec's, else 0.05)", probabilityOption('--alpha'))
-    .option('--control <arm>', "the control arm (default: the spec's control)")
-    .option('--treatment <arm>', "the treatment arm (default: the spec's first claim arm)")
+  designOptions(command, {
+    effect: 'median relative reduction of the design alternative',
+    power: 'power the design must reach',
+    treatment: "the treatment arm (default: the spec's first claim arm)",
+  })
     .option('--experiments <n>', 'simulated experiments per candidate design and effect (more: slower, smaller Monte Carlo error)', wholeNumber('--experiments', 50), 500)
     .option('--seeds <list>', 'seeds per (task, arm) to try', seedCounts, [1, 2, 3])
     .option('--max-tasks <n>', 'the most tasks to try', wholeNumber('--max-tasks', 2), 40)
@@ -87,14 +82,9 @@ export function registerPlan(program: Command): void {
     .option('--json', 'print every design as JSON')
     .addHelpText('after', '\nExample:\n  npx task-outcome plan bench/task_outcome/pilot --experiments 1000 --seeds 1,3\n')
     .action((target: string, options: PlanCliOptions) => {
+      const { experiments, seeds, maxTasks, seed, json, ...flags } = options
       const input = loadAnalysisInput(target)
-      const { settings } = resolveInput(input, {
-        ...(options.control === undefined ? {} : { control: options.control }),
-        ...(options.treatment === undefined ? {} : { treatment: options.treatment }),
-        ...(options.effect === undefined ? {} : { effect: options.effect }),
-        ...(options.power === undefined ? {} : { power: options.power }),
-        ...(options.alpha === undefined ? {} : { alpha: options.alpha }),
-      })
+      const { settings } = resolveInput(input, flags)
       process.stderr.write(`${input.verification}\n`)
       const treatment = settings.treatments[0]
       if (treatment === undefined) throw new DataError(`${input.runsFile}: no treatment arm to plan for; name one with --treatment.`)
@@ -109,21 +99,19 @@ export function registerPlan(program: Command): void {
       const rule = { alpha: settings.alpha, margin: settings.margin, resamples: 400, effect: settings.effect, power: settings.power }
       process.stderr.write(
         `pilot: σ = ${model.sigma.toFixed(4)} (${model.seeds} seed(s)), τ = ${model.tau.toFixed(4)} between tasks, ω = ${model.omega.toFixed(4)} between seeds; ` +
-          `simulating designs up to ${options.maxTasks} tasks with ${options.experiments} experiments each…\n`,
+          `simulating designs up to ${maxTasks} tasks with ${experiments} experiments each…\n`,
       )
       const started = performance.now()
-      const designs = planDesigns(model, { rule, experiments: options.experiments, seed: options.seed, seeds: options.seeds, maxTasks: options.maxTasks })
+      const designs = planDesigns(model, { rule, experiments: experiments, seed, seeds, maxTasks: maxTasks })
       process.stderr.write(`searched in ${((performance.now() - started) / 1000).toFixed(1)} s\n`)
-      if (options.json === true) {
+      if (json === true) {
         process.stdout.write(
           `${JSON.stringify({ treatment, control: settings.control, rule, model: { sigma: model.sigma, tau: model.tau, omega: model.omega }, designs }, null, 2)}\n`,
         )
         return
       }
       if (designs.length === 0) {
-        process.stdout.write(
-          `No design of up to ${options.maxTasks} tasks reaches power ${settings.power} for a ${(settings.effect * 100).toFixed(0)}% reduction; try --max-tasks.\n`,
-        )
+        process.stdout.write(`No design of up to ${maxTasks} tasks reaches power ${settings.power} for a ${(settings.effect * 100).toFixed(0)}% reduction; try --max-tasks.\n`)
         return
       }
       const recommended = designs[0]!

@@ -4,16 +4,11 @@ import { PILOT_MIN_TASKS } from '../../analysis/comparison.ts'
 import { powerAnalysis, type PowerAnalysis } from '../../analysis/power.ts'
 import { canonicalJson } from '../../experiment/hash.ts'
 import path from 'node:path'
-import { loadAnalysisInput, probabilityOption, resolveInput } from './analysis-input.ts'
+import { type DesignFlags, designOptions, loadAnalysisInput, resolveInput } from './analysis-input.ts'
 import { signedRankTasksForAlpha } from '../../stats/signed-rank-floor.ts'
 import { confirmatorySelectCommand } from './confirmatory-command.ts'
 
-interface PowerCliOptions {
-  control?: string
-  treatment?: string
-  effect?: number
-  power?: number
-  alpha?: number
+interface PowerCliOptions extends DesignFlags {
   json?: boolean
   plan?: boolean
 }
@@ -50,7 +45,7 @@ export function formatPowerAnalysis(result: PowerAnalysis): string {
 
 /** `task-outcome power <runs.jsonl>`: how many tasks the confirmatory run needs. */
 export function registerPower(program: Command): void {
-  program
+  const command = program
     .command('power')
     .description(
       "Size the confirmatory run from a pilot's runs: σ, the sample standard deviation of the per-task relative cost " +
@@ -59,11 +54,7 @@ export function registerPower(program: Command): void {
         'are incomplete are left out and counted. The confirmatory run uses new tasks drawn by the same rule.',
     )
     .argument('<runs>', "the pilot's runs.jsonl, or its output folder")
-    .option('--effect <delta>', "median relative reduction to detect (default: the spec's, else 0.15)", probabilityOption('--effect'))
-    .option('--power <p>', "target power (default: the spec's, else 0.8)", probabilityOption('--power'))
-    .option('--alpha <p>', "one-sided significance level (default: the spec's, else 0.05)", probabilityOption('--alpha'))
-    .option('--control <arm>', "the control arm (default: the spec's control)")
-    .option('--treatment <arm>', 'only this arm (default: every other arm)')
+  designOptions(command, { effect: 'median relative reduction to detect', power: 'target power', treatment: 'only this arm (default: every other arm)' })
     .option('--json', 'print the numbers as JSON')
     .option('--no-plan', "judge which tasks are complete without spec.json's plan (a task with no run at all is then not seen)")
     .addHelpText('after', '\nExample:\n  npx task-outcome power bench/task_outcome/pilot/runs.jsonl --effect 0.15 --power 0.8\n')
