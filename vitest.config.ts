@@ -15,6 +15,9 @@ export default defineConfig(async () => ({
           pool: 'forks',
           testTimeout: 120_000,
           hookTimeout: 120_000,
+          // A template cache and workspace root per test file, fresh each run (test/setup/).
+          globalSetup: ['test/setup/suite-root.ts'],
+          setupFiles: ['test/setup/file-caches.ts'],
         },
       },
       await experimentProject('tasks/examples/experiment.ts'),
