@@ -189,7 +189,7 @@ export async function runFixTests(task: GitFixTask, workspace: Workspace, option
   const isDependency = (file: string) => mount !== undefined && (file === mount || file.startsWith(`${mount}/`))
   const changed = await workspace.changedFiles()
   const taken = changed.filter((file) => !isTestPath(file) && !isDependency(file))
-  const ignored = changed.filter((file) => isTestPath(file) || isDependency(file))
+  const ignored = changed.filter((file) => !taken.includes(file))
   const notes = [
     `took ${taken.length} changed non-test file(s) from the agent${taken.length > 0 ? `: ${taken.join(', ')}` : ''}`,
     `ignored ${ignored.length} change(s) to tests or test infrastructure${ignored.length > 0 ? `: ${ignored.join(', ')}` : ''}`,

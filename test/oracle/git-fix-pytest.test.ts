@@ -119,6 +119,24 @@ describe.skipIf(python === null)(
       expect(verdict.stderr).toContain('ignored 3 change(s)')
     })
 
+    it('never takes a test file from the agent: a conftest whose report hook passes every test is ignored, so nothing is disarmed and the run is unsolved', async () => {
+      const passEverything = [
+        '',
+        '',
+        '@pytest.hookimpl(hookwrapper=True)',
+        'def pytest_runtest_makereport(item, call):',
+        '    outcome = yield',
+        '    report = outcome.get_result()',
+        '    report.outcome, report.longrepr = "passed", None',
+        '',
+      ].join('\n')
+      const verdict = await run({ 'tests/conftest.py': CONFTEST + passEverything })
+      expect(verdict.solved).toBe(false)
+      expect(verdict.integrityFlags ?? [], "the oracle took the agent's tests/conftest.py (test files must never be taken from the agent)").toEqual([])
+      expect(verdict.oracle.failToPass).toEqual({ passed: 0, total: 3 })
+      expect(verdict.stderr).toContain('ignored 1 change(s) to tests or test infrastructure: tests/conftest.py')
+    })
+
     it('catches a source module that forges every test report to "passed": unsolved and oracle-disarmed by the canaries', async () => {
       const forge = [
         'import _pytest.reports as _reports',

@@ -50,6 +50,8 @@ export interface HostilePaths {
 /** Makes the project; `script` gives the agent's body (bash), `RESULT_LINE` is appended. */
 export async function hostileProject(script: string | ((paths: HostilePaths) => string), options: HostileOptions = {}): Promise<HostileProject> {
   const root = await mkdtemp(path.join(os.tmpdir(), 'hostile-project-'))
+  // Readable by all, as a user's checkout is: what keeps the project out of sight is the sandbox's mounts, not mkdtemp's 0700.
+  await chmod(root, 0o755)
   const workspaceRoot = await mkdtemp(path.join(os.tmpdir(), 'hostile-workspaces-'))
   return openProject(root, workspaceRoot, script, options, true)
 }

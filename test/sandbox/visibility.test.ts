@@ -6,6 +6,16 @@ import { hostileProject, tagged } from './hostile-agent.ts'
 
 // What a hostile agent can see and touch from inside its sandbox, each through the real path (see hostile-agent.ts).
 
+/** Prints every mount point the sandbox's process sees, one `<tag><point>` line each (bind mounts included, which `find -xdev` never enters). */
+const printMounts = (tag: string) => `awk '{print "${tag}" $5}' /proc/self/mountinfo`
+
+/** The mount points at or below the project root, bar the agent's own script (bound read-only at its path): none may be. */
+function projectMounts(points: readonly string[], root: string): string[] {
+  return points.filter((point) => (point === root || point.startsWith(`${root}/`)) && point !== path.join(root, 'tasks', 'fixture', 'agent.sh'))
+}
+
+const MOUNTED_PROJECT = 'the sandbox mounted (part of) the project, which holds the tasks, the oracle and the solutions'
+
 describe('a sandboxed agent', () => {
   test("sees neither the project (tasks, oracle, solutions, results), nor the templates, nor other runs' workspaces", async () => {
     const project = await hostileProject(
@@ -15,11 +25,14 @@ for p in "${root}/tasks/fixture/001-value/verify.sh" "${root}/tasks/fixture/001-
 done
 find / -xdev \\( -name verify.sh -o -name solve.sh -o -name gold.patch -o -name metadata.json \\) 2>/dev/null | sed 's/^/FOUND /'
 ls -A "${root}/tasks/fixture" | sed 's/^/LISTED /'
+${printMounts('MOUNT ')}
 echo "PARENT $(readlink /proc/$PPID/cwd)"`,
     )
     await mkdir(path.join(project.workspaceRoot, 'other-run'), { recursive: true })
     await writeFile(path.join(project.workspaceRoot, 'other-run', 'value.txt'), 'right\n')
     const { transcript } = await project.run()
+    expect(tagged(transcript, 'MOUNT ')).toContain('/proc')
+    expect(projectMounts(tagged(transcript, 'MOUNT '), project.root), MOUNTED_PROJECT).toEqual([])
     expect(tagged(transcript, 'SEEN ')).toEqual([])
     expect(tagged(transcript, 'FOUND ')).toEqual([])
     // Of the project, only the agent's own script is there (bound read-only at its path).
@@ -28,20 +41,29 @@ echo "PARENT $(readlink /proc/$PPID/cwd)"`,
   })
 
   test("runs the arm's setup commands in the same sandbox: they do not see the project either", async () => {
-    const project = await hostileProject('echo "SETUP $(cat setup-saw.txt)"', {
-      setupCommands: ['if find / -xdev \\( -name verify.sh -o -name solve.sh \\) 2>/dev/null | grep -q .; then echo seen; else echo unseen; fi > setup-saw.txt'],
+    const project = await hostileProject('echo "SETUP $(cat setup-saw.txt)"; sed "s/^/SETUPMOUNT /" setup-mounts.txt', {
+      setupCommands: [
+        'if find / -xdev \\( -name verify.sh -o -name solve.sh \\) 2>/dev/null | grep -q .; then echo seen; else echo unseen; fi > setup-saw.txt',
+        `${printMounts('')} > setup-mounts.txt`,
+      ],
     })
     const { transcript, record } = await project.run()
     expect(tagged(transcript, 'SETUP ')).toEqual(['unseen'])
+    expect(tagged(transcript, 'SETUPMOUNT ')).toContain('/proc')
+    expect(projectMounts(tagged(transcript, 'SETUPMOUNT '), project.root), `${MOUNTED_PROJECT} (for the setup commands)`).toEqual([])
     expect(record.changedFiles).toEqual([])
   })
 
   test('where no overlay can be mounted, works in a plain copy of the template, just as sandboxed', async () => {
     process.env.TASK_OUTCOME_OVERLAY = 'off'
     try {
-      const project = await hostileProject('find / -xdev \\( -name verify.sh -o -name solve.sh \\) 2>/dev/null | sed "s/^/FOUND /"\necho right > value.txt')
+      const project = await hostileProject(
+        `find / -xdev \\( -name verify.sh -o -name solve.sh \\) 2>/dev/null | sed "s/^/FOUND /"\n${printMounts('MOUNT ')}\necho right > value.txt`,
+      )
       const { transcript, record } = await project.run()
       expect(tagged(transcript, 'FOUND ')).toEqual([])
+      expect(tagged(transcript, 'MOUNT ')).toContain('/proc')
+      expect(projectMounts(tagged(transcript, 'MOUNT '), project.root), `${MOUNTED_PROJECT} (in the plain copy)`).toEqual([])
       expect(record.versions.sandbox).toMatch(/^bubblewrap /)
       expect(record.changedFiles).toEqual(['value.txt'])
       expect(record.solved).toBe(true)
