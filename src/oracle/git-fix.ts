@@ -14,6 +14,7 @@ import { canaryFramework, type CanaryFramework } from './canaries/framework.ts'
 import { layDecoys, withFixPaths, type Decoy } from './canaries/decoys.ts'
 import { layCanaries, takenNames, type Canary } from './canaries/lay.ts'
 import { writeNodePreload } from './preload.ts'
+import { pytestGuardFindings, withPytestGuard, writePytestGuard } from './pytest-guard.ts'
 import { hasTestFields, restoreTestFields } from './test-fields.ts'
 import { compareChannels, readSecondChannel, withSecondChannel } from './second-channel.ts'
 import type { OracleOptions, OracleJudgement } from './judgement.ts'
@@ -84,8 +85,11 @@ async function restoreTestFieldsOf(task: GitFixTask, copy: string, taken: readon
   }
 }
 
-/** V8's words for a write to a frozen object: with the preload, code that tried to change node:assert or node:test. */
-const FROZEN_WRITE = /TypeError[^\n]*?(Cannot (?:assign to read only property|redefine property|add property|define property)[^\n]{0,120})/
+/**
+ * V8's words for a write to a frozen object: with the preload or the Vitest harness's setup, code that tried to change
+ * node:assert, node:test, chai or expect (on one line, or as TAP's `name:` and `message:` lines).
+ */
+const FROZEN_WRITE = /TypeError[^\n]*?(?:\n\s*message: "?)?(Cannot (?:assign to read only property|redefine property|add property|define property)[^\n]{0,120})/
 
 /** A write to the preload's frozen assertion exports, as the runner's output shows it (one line, or none). */
 function frozenWrites(run: TestCommandRun): string[] {
@@ -135,12 +139,13 @@ function runTests(
   options: OracleOptions,
   label: string,
   dependencies: PreparedDependencies | null,
-  checks: { framework: CanaryFramework; files: readonly string[]; preload: string } | null = null,
+  checks: { framework: CanaryFramework; files: readonly string[]; preload: string; pytestGuard: { dir: string; moduleName: string } } | null = null,
 ): Promise<TestCommandRun> {
+  const command = checks === null ? task.metadata.test_command : withSecondChannel(checks.framework, task.metadata.test_command)
   return runTestCommand({
-    ...(checks === null || checks.framework === 'pytest' ? {} : { preload: checks.preload }),
+    ...(checks === null ? {} : checks.framework === 'pytest' ? { pythonPath: checks.pytestGuard.dir } : { preload: checks.preload }),
     dependencies,
-    command: checks === null ? task.metadata.test_command : withSecondChannel(checks.framework, task.metadata.test_command),
+    command: checks?.framework === 'pytest' ? withPytestGuard(command, checks.pytestGuard.moduleName) : command,
     cwd: copy,
     testFiles: checks?.files ?? runnerFiles(task),
     junitFile: path.join(options.scratchDir, `${label}-junit.xml`),
@@ -204,7 +209,8 @@ export async function runFixTests(task: GitFixTask, workspace: Workspace, option
     const laid = await layOracleChecks(task, copy, notes)
     const framework = frameworkOf(task)
     const preload = await writeNodePreload(path.join(options.scratchDir, 'oracle-preload'))
-    const run = await runTests(task, copy, options, 'oracle', dependencies, framework === null ? null : { framework, files: laid.files, preload })
+    const pytestGuard = await writePytestGuard(path.join(options.scratchDir, 'oracle-pytest-guard'))
+    const run = await runTests(task, copy, options, 'oracle', dependencies, framework === null ? null : { framework, files: laid.files, preload, pytestGuard })
     if (options.signal?.aborted) throw new HarnessFailure('oracle', `${task.id}: the oracle was cancelled`, { retryable: false })
     notes.push(describeRun(run))
     let outcome: ListedOutcome
@@ -213,7 +219,7 @@ export async function runFixTests(task: GitFixTask, workspace: Workspace, option
       const results = { format: run.results.format, tests: withFixPaths(run.results.tests, laid.decoys) }
       outcome = evaluateListed(results, task.metadata.FAIL_TO_PASS, task.metadata.PASS_TO_PASS)
       disarmed.push(...checkCanaries(results, laid.canaries, outcome.failToPass.passed + outcome.passToPass.passed > 0))
-      if (framework !== null && framework !== 'pytest') disarmed.push(...frozenWrites(run))
+      if (framework !== null) disarmed.push(...(framework === 'pytest' ? pytestGuardFindings(run.stderr) : frozenWrites(run)))
       if (framework !== null) {
         const channel = withFixPaths(readSecondChannel(framework, run, copy), laid.decoys)
         disarmed.push(...compareChannels(results, channel, [...task.metadata.FAIL_TO_PASS, ...task.metadata.PASS_TO_PASS], run.exitCode))

@@ -5,6 +5,7 @@ import { SpecError } from '../errors.ts'
 import { isolatedSandbox, runProcess, UNSANDBOXED_HOST } from '../sandbox/index.ts'
 import { dependencyMount, placeDependencies, type PreparedDependencies } from '../workspace/dependencies.ts'
 import { parseJUnit } from './junit/parse.ts'
+import { prepareVitestHarness, runsVitest } from './vitest-harness.ts'
 import type { JUnitResults } from './junit/results.ts'
 
 /**
@@ -80,6 +81,8 @@ export interface TestCommandOptions {
   readonly pathVariable?: string
   /** An ES module every Node process of the command loads first (`--import` through NODE_OPTIONS); its folder is bound read-only. */
   readonly preload?: string
+  /** A folder of the harness's own put first on PYTHONPATH (the oracle's pytest plugin, `pytest-guard.ts`), bound read-only. */
+  readonly pythonPath?: string
   /** The task's prepared dependency folder: bound read-only at `<cwd>/<mount>` in the sandbox (a link to it without one). */
   readonly dependencies?: PreparedDependencies | null
 }
@@ -113,7 +116,10 @@ export async function runTestCommand(options: TestCommandOptions): Promise<TestC
   // process can rename another file over it or unlink it (a mount point), and its folder is not visible.
   await writeFile(options.junitFile, '')
   await mkdir(options.home, { recursive: true })
-  const commandLine = fillTestCommand(options.command, options.testFiles, options.junitFile)
+  // A Vitest command runs with the harness's config around the task's own (vitest-harness.ts), from a folder read-only in the sandbox.
+  const vitestHarness = runsVitest(options.command) ? `${options.home}-vitest` : null
+  const command = vitestHarness === null ? options.command : await prepareVitestHarness(vitestHarness, options.command, options.cwd)
+  const commandLine = fillTestCommand(command, options.testFiles, options.junitFile)
   const dependencies = options.dependencies ?? null
   if (dependencies !== null) await placeDependencies(dependencies, options.cwd, options.sandbox === undefined ? 'link' : 'mount-point')
   const started = performance.now()
@@ -121,13 +127,19 @@ export async function runTestCommand(options: TestCommandOptions): Promise<TestC
     ...testCommandEnv(options.home),
     ...(options.pathVariable === undefined ? {} : { PATH: options.pathVariable }),
     ...(options.preload === undefined ? {} : { NODE_OPTIONS: `--import=${pathToFileURL(options.preload).href}` }),
+    ...(options.pythonPath === undefined ? {} : { PYTHONPATH: options.pythonPath }),
   }
   const sandbox =
     options.sandbox === undefined
       ? UNSANDBOXED_HOST
       : isolatedSandbox({
           writable: [options.cwd, options.junitFile, options.home],
-          readOnly: options.preload === undefined ? options.sandbox.readOnly : [...options.sandbox.readOnly, path.dirname(options.preload)],
+          readOnly: [
+            ...options.sandbox.readOnly,
+            ...(options.preload === undefined ? [] : [path.dirname(options.preload)]),
+            ...(vitestHarness === null ? [] : [vitestHarness]),
+            ...(options.pythonPath === undefined ? [] : [options.pythonPath]),
+          ],
           ...(dependencies === null ? {} : { mounts: [dependencyMount(dependencies, options.cwd)] }),
         })
   const result = await runProcess(

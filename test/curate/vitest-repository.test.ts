@@ -9,12 +9,13 @@ import { loadExperiments } from '../../src/experiment/load.ts'
 import { executeRun } from '../../src/runs/execute.ts'
 import { prepareLoadedExperiment } from '../../src/runs/prepare.ts'
 import { GitFixMetadataSchema } from '../../src/tasks/metadata.ts'
+import { dependencyContentMatches, taskDependencies } from '../../src/workspace/dependencies.ts'
 import { templateRoot } from '../../src/workspace/template.ts'
 import { createExperimentFixture, repoRoot, type ExperimentFixture } from '../helpers/experiment-fixture.ts'
 import { buildRepo } from '../helpers/throwaway.ts'
 import { pinnedVitestVersion, vitestProjectFiles } from '../helpers/vitest-lockfile.ts'
 
-// The README's worked Vitest example, end to end through the real CLI: a throwaway repository tested by Vitest
+// The README's worked Vitest example, end to end through the real CLI: a throwaway repository tested by Vitest, with its own ESM vitest.config.js
 // (this repository's own version, its package-lock.json holding only packages this repository's `npm ci` put in
 // npm's cache), harvested with `--prepare 'npm ci --offline --ignore-scripts'` and a relative
 // `node_modules/.bin/vitest` command, selected into task folders that hold no absolute path, validated (gold
@@ -22,6 +23,9 @@ import { pinnedVitestVersion, vitestProjectFiles } from '../helpers/vitest-lockf
 // the oracle, every process in a sandbox without network; and a hostile `command` agent that tries to replace
 // the mounted Vitest with one that passes everything.
 
+// The repository's own ESM config (package.json says "type": "module"): the tests use its globals, so a run that did
+// not load it reports no passing test. Vite would bundle it into node_modules/.vite-temp, which is read-only in the sandbox.
+const VITEST_CONFIG = "import { defineConfig } from 'vitest/config'\n\nexport default defineConfig({ test: { globals: true } })\n"
 const VITEST_COMMAND = 'node_modules/.bin/vitest run --reporter=junit --outputFile={junit} {tests}'
 const cli = (args: readonly string[]) => execa(process.execPath, ['bin/task-outcome.js', ...args], { cwd: repoRoot, reject: false, all: true })
 
@@ -30,7 +34,7 @@ const V0 = "text.toLowerCase().replace(/ /g, '-')"
 const V1 = "text.toLowerCase().replace(/[^a-z0-9]+/g, '-')"
 const V2 = "text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '')"
 const tests = (cases: ReadonlyArray<readonly [string, string]>) =>
-  `import { describe, expect, it } from 'vitest'\nimport { kebab } from '../src/kebab.js'\n\ndescribe('kebab', () => {\n` +
+  `import { kebab } from '../src/kebab.js'\n\ndescribe('kebab', () => {\n` +
   cases
     .map(([input, output]) => `  it(${JSON.stringify(`turns ${input} into ${output}`)}, () => expect(kebab(${JSON.stringify(input)})).toBe(${JSON.stringify(output)}))\n`)
     .join('') +
@@ -51,7 +55,14 @@ beforeAll(async () => {
     [
       {
         subject: 'Initial URL fragments',
-        files: { 'package.json': packageJson, 'package-lock.json': packageLock, '.gitignore': 'node_modules/\n', 'src/kebab.js': code(V0), 'test/kebab.test.js': tests(BASE) },
+        files: {
+          'package.json': packageJson,
+          'package-lock.json': packageLock,
+          '.gitignore': 'node_modules/\n',
+          'vitest.config.js': VITEST_CONFIG,
+          'src/kebab.js': code(V0),
+          'test/kebab.test.js': tests(BASE),
+        },
       },
       { subject: 'fix: punctuation left in URL fragments', files: { 'src/kebab.js': code(V1), 'test/kebab.test.js': tests(FIRST) } },
       { subject: 'fix: a dash left at the end', files: { 'src/kebab.js': code(V2), 'test/kebab.test.js': tests(SECOND) } },
@@ -157,6 +168,15 @@ describe('a Vitest-based repository, harvested with the README example', () => {
       expect(run.changedFiles).toEqual(['src/kebab.js'])
     }
   }, 600_000)
+
+  it('leaves the prepared node_modules byte-identical to its manifest after harvest, validate and the runs: no .vite cache or .vite-temp in it', async () => {
+    const [experiment] = await loadExperiments({ file: fixture.experimentFile, root: fixture.root })
+    const prepared = await prepareLoadedExperiment(experiment!)
+    const dependencies = await taskDependencies(prepared.tasks[0]!, {})
+    expect(dependencies).not.toBeNull()
+    expect(await dependencyContentMatches(dependencies!)).toBe(true)
+    expect((await readdir(dependencies!.folder)).filter((name) => name.startsWith('.vite'))).toEqual([])
+  })
 
   /** Two arms of one `command` agent over one task folder, one seed each, recorded in `out`. */
   async function writeCommandExperiment(bin: string, folder: string, out: string, extra: Record<string, unknown> = {}): Promise<void> {

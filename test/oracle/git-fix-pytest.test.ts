@@ -156,6 +156,23 @@ describe.skipIf(python === null)(
       expect(verdict.oracle.failToPass.passed).toBe(verdict.oracle.failToPass.total)
       expect(verdict.solved).toBe(false)
       expect(verdict.integrityFlags![0]).toMatch(/^oracle-disarmed: a canary that must fail passed: tests\/test_geometry\.py: "test_\w+"/)
+      // The oracle's own pytest plugin saw the report class change too.
+      expect(verdict.stderr).toContain("oracle-disarmed: code in the test process changed pytest's internals (_pytest.reports:TestReport.from_item_and_call)")
+    })
+
+    it("catches, through the oracle's pytest plugin, a source module that patches the runner, the assertion rewriter or AssertionError", async () => {
+      const patches = {
+        '_pytest.python:Function.runtest': 'import _pytest.python\n_pytest.python.Function.runtest = lambda self: None\n',
+        '_pytest.assertion.rewrite:AssertionRewritingHook.exec_module':
+          'import _pytest.assertion.rewrite as r\n_exec = r.AssertionRewritingHook.exec_module\nr.AssertionRewritingHook.exec_module = lambda self, module: _exec(self, module)\n',
+        'builtins:AssertionError': 'import builtins\nclass _Quiet(Exception):\n    pass\nbuiltins.AssertionError = _Quiet\n',
+      }
+      for (const [name, patch] of Object.entries(patches)) {
+        const verdict = await run({ 'pkg/geometry.py': `${geometry('w + h')}\n\n${patch}` })
+        expect(verdict.solved, name).toBe(false)
+        expect(verdict.integrityFlags, name).toHaveLength(1)
+        expect(verdict.stderr, name).toContain(`oracle-disarmed: code in the test process changed pytest's internals (${name}`)
+      }
     })
 
     it('counts a run whose code kills pytest before it reports as unsolved, since the clean parent does report', async () => {
