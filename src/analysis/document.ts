@@ -126,16 +126,39 @@ function criteriaTable(comparison: Comparison, several: boolean): Block {
   }
 }
 
-/** One row per run of a comparison's arms: outcome, cost, and links to its transcript, diff and oracle output under artifacts/. */
+/**
+ * The report lists every run (with links to its artifacts) while there are
+ * at most this many; beyond, it says where each run's artifacts are.
+ */
+export const RUN_TABLE_LIMIT = 2_000
+
+function runsHeading(level: 2 | 3): Block {
+  return { kind: 'heading', level, text: 'Runs (artifacts under artifacts/, beside the report; git-ignored)' }
+}
+
+/** Where the runs' artifacts are, for a comparison with too many runs to list. */
+function runsElsewhere(count: number, level: 2 | 3): Block[] {
+  return [
+    runsHeading(level),
+    {
+      kind: 'paragraph',
+      text:
+        `${count.toLocaleString('en')} runs, more than the ${RUN_TABLE_LIMIT.toLocaleString('en')} a table here lists: each run's transcript, diff and oracle output ` +
+        `are in its own folder, artifacts/<task>/<arm>/seed-<seed>/ (${ARTIFACT_FILES.diff}, ${ARTIFACT_FILES.oracleStdout}), and runs.jsonl holds one line per run with its costs and outcome.`,
+    },
+  ]
+}
+
+/** One row per run of a comparison's arms: outcome, cost, and links to its transcript, diff and oracle output under artifacts/ (beyond `RUN_TABLE_LIMIT` runs, where they are). */
 function runBlocks(comparison: Comparison, records: readonly RecordedRun[], level: 2 | 3): Block[] {
   const arms = [comparison.control, comparison.treatment]
   const tasks = new Set(comparison.perTask.map((pair) => pair.task))
-  const runs = records
-    .filter((record) => tasks.has(record.task) && arms.includes(record.arm))
-    .sort((a, b) => (a.task < b.task ? -1 : a.task > b.task ? 1 : arms.indexOf(a.arm) - arms.indexOf(b.arm) || a.seed - b.seed))
+  const runs = records.filter((record) => tasks.has(record.task) && arms.includes(record.arm))
+  if (runs.length > RUN_TABLE_LIMIT) return runsElsewhere(runs.length, level)
+  runs.sort((a, b) => (a.task < b.task ? -1 : a.task > b.task ? 1 : arms.indexOf(a.arm) - arms.indexOf(b.arm) || a.seed - b.seed))
   if (runs.length === 0) return []
   return [
-    { kind: 'heading', level, text: 'Runs (artifacts under artifacts/, beside the report; git-ignored)' },
+    runsHeading(level),
     {
       kind: 'table',
       header: ['task', 'arm', 'seed', 'outcome', 'agent cost', 'metered cost', 'transcript', 'diff', 'oracle output'],

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest'
 import { renderReportFiles } from '../../src/analysis/conclude.ts'
-import { reportFigures } from '../../src/analysis/plots.ts'
+import { RUN_TABLE_LIMIT } from '../../src/analysis/document.ts'
+import { reportFigures, RUN_MARKS_LIMIT, TASK_ROWS_LIMIT } from '../../src/analysis/plots.ts'
 import { analyzeRuns } from '../../src/analysis/report.ts'
 import { renderSvg, renderSvgAsync } from '../../src/analysis/render-svg.ts'
 import { experimentRecords, run, settings, taskIds } from './records.ts'
@@ -74,5 +75,49 @@ describe('report.html figures', () => {
     const svg = renderSvg(conditions.spec)
     expect(count(svg, /aria-label="condition [^"]+"/g)).toBe(4)
     for (const row of ['target vs control', 'full vs control', 'negative vs control', 'full vs target']) expect(svg).toContain(`aria-label="condition ${row}: `)
+  })
+
+  test('past the run marks a figure can show, each task draws its runs per arm as one range, and the caption says so', () => {
+    // 45 tasks × 2 arms × 25 seeds = 2,250 runs: more dots than the limit, rows still one per task.
+    const { records, expected } = experimentRecords({ tasks: 45, seeds: 25, change: (task) => -0.2 + (task % 7) * 0.05 })
+    expect(records.length).toBeGreaterThan(RUN_MARKS_LIMIT)
+    const [forest, costs] = reportFigures(analyzeRuns(records, settings(), expected), records)
+    for (const figure of [forest!, costs!]) {
+      expect(figure.marks).toEqual({ tasks: 45, runs: 0 })
+      const svg = renderSvg(figure.spec)
+      expect(count(svg, /aria-label="run \d{3} › /g)).toBe(0)
+      expect(count(svg, /aria-label="runs \d{3} › (baseline|tool): 25 runs from /g)).toBe(90)
+      expect(figure.caption).toContain('too many runs to draw one by one')
+    }
+    expect(count(renderSvg(forest!.spec), /aria-label="task \d{3}: r = /g)).toBe(45)
+  })
+
+  test('past the rows a page can show, the forest plot is a histogram of the per-task r and the paired costs one dot per task', () => {
+    const tasks = TASK_ROWS_LIMIT + 40
+    const { records, expected } = experimentRecords({ tasks, seeds: 1, change: (task) => -0.3 + (task % 11) * 0.05 })
+    const report = analyzeRuns(records, settings(), expected)
+    const [forest, costs] = reportFigures(report, records)
+    const forestSvg = renderSvg(forest!.spec)
+    expect(count(forestSvg, /aria-label="task /g)).toBe(0)
+    const bars = [...forestSvg.matchAll(/aria-label="(\d+) task\(s\) with r from /g)].map((match) => Number(match[1]))
+    expect(bars.length).toBeGreaterThan(1)
+    expect(bars.reduce((sum, bar) => sum + bar, 0)).toBe(tasks)
+    expect(forest!.caption).toContain(`${tasks} tasks, too many for a row each`)
+    expect(forest!.caption).toContain('the shaded band is the 95% bootstrap interval of the median r')
+    const costSvg = renderSvg(costs!.spec)
+    expect(costs!.marks).toEqual({ tasks, runs: 0 })
+    expect(count(costSvg, /aria-label="task \d{3}: baseline \$[\d.]+ → tool \$[\d.]+"/g)).toBe(tasks)
+    const cheaper = report.comparisons[0]!.perTask.filter((pair) => pair.treatment.meanCostUsd < pair.control.meanCostUsd).length
+    expect(costs!.caption).toContain(`(${cheaper} of ${tasks} tasks)`)
+  })
+
+  test("past the runs a table can list, the report says where every run's artifacts are instead of listing them", () => {
+    const { records, expected } = experimentRecords({ tasks: 45, seeds: 25, change: () => -0.1 })
+    expect(records.length).toBeGreaterThan(RUN_TABLE_LIMIT)
+    const files = renderReportFiles(analyzeRuns(records, settings(), expected), records)
+    const listed = "2,250 runs, more than the 2,000 a table here lists: each run's transcript, diff and oracle output are in its own folder, artifacts/"
+    expect(files['report.md']).toContain(`${listed}<task>/<arm>/seed-<seed>/ (diff.patch, oracle.stdout.txt)`)
+    expect(files['report.html']).toContain(`${listed}&lt;task&gt;/&lt;arm&gt;/seed-&lt;seed&gt;/`)
+    for (const text of [files['report.md'], files['report.html']]) expect(text).not.toContain('artifacts/001/tool/seed-2/diff.patch')
   })
 })

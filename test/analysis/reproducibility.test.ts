@@ -5,6 +5,7 @@ import seedrandom from 'seedrandom'
 import { expect, test } from 'vitest'
 import { renderReportFiles } from '../../src/analysis/conclude.ts'
 import { analyzeRuns } from '../../src/analysis/report.ts'
+import { SequentialSchema } from '../../src/experiment/schema.ts'
 import { seededShuffle } from '../../src/runs/plan.ts'
 import { formatRuns, parseRuns } from '../../src/runs/store.ts'
 import { experimentRecords, settings } from './records.ts'
@@ -90,6 +91,16 @@ test("report.json keeps DESIGN's fields, in DESIGN's order, before the additions
   expect(Object.keys(json.decision as object)).toEqual(['verdict', 'supported', 'criteria'])
   expect(Object.keys(json.power as object)).toEqual(['sigma', 'tasksNeeded', 'minimumTasks', 'tasksUsed'])
   expect(json).toMatchObject({ tasks: 15, seeds: 3, arms: ['baseline', 'tool'], solved: { baseline: 15, tool: 14 } })
+})
+
+test("report.json's sequential block has the fields docs/analysis.md and the README name, in their order (null for a fixed design)", () => {
+  const { records, expected } = data()
+  const fixed = JSON.parse(renderReportFiles(analyzeRuns(records, settings(), expected), records)['report.json']) as { sequential: unknown }
+  expect(fixed.sequential).toBeNull()
+  const sequential = settings({ sequential: SequentialSchema.parse({ looks: [0.5, 1] }) })
+  const json = JSON.parse(renderReportFiles(analyzeRuns(records, sequential, expected), records)['report.json']) as { sequential: Record<string, unknown> }
+  expect(Object.keys(json.sequential)).toEqual(['design', 'looks', 'stoppedAt', 'stoppedFor', 'pendingLook', 'analysedTasks', 'skippedRuns', 'recordedAfterStop', 'adjustedP'])
+  expect(Object.keys(json.sequential.design as object)).toEqual(['looks', 'fractions', 'spending', 'futility', 'binding'])
 })
 
 test('a different bootstrap seed changes only the interval, and says so', () => {
