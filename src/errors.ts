@@ -57,11 +57,18 @@ export class HarnessFailure extends TaskOutcomeError {
   readonly reason: HarnessFailureReason
   /** False when another attempt would fail the same way (e.g. no credentials). */
   readonly retryable: boolean
+  /**
+   * What the harness itself measured of the session before it failed (the
+   * metering gateway's count of a `tampered` run), kept with the unrecorded
+   * run so that nothing the harness measured is lost; undefined: nothing.
+   */
+  readonly measured: Readonly<Record<string, unknown>> | undefined
 
-  constructor(reason: HarnessFailureReason, message: string, options: { retryable?: boolean; cause?: unknown } = {}) {
+  constructor(reason: HarnessFailureReason, message: string, options: { retryable?: boolean; cause?: unknown; measured?: Readonly<Record<string, unknown>> } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause })
     this.reason = reason
     this.retryable = options.retryable ?? reason !== 'auth'
+    this.measured = options.measured
   }
 }
 

@@ -3,6 +3,7 @@ import { HarnessFailure, SpecError } from '../errors.ts'
 import type { AgentSpec } from '../experiment/schema.ts'
 import { MeteringGateway, runProcess, UNSANDBOXED_HOST, type ProcessResult } from '../sandbox/index.ts'
 import type { ScriptedModelOptions } from '../scripted-model/options.ts'
+import { AppendOnlyTail, type TailedFiles } from './append-only-tail.ts'
 import { meteredUsage } from './metering.ts'
 import { priceSession, sumTokens, type PriceKey } from './pricing/price.ts'
 import { startScriptedRun } from './scripted-run.ts'
@@ -53,6 +54,8 @@ export interface CliLaunch<Context> {
   readonly loopbackPorts?: readonly number[]
   /** More read-only paths the sandboxed process needs (a package its script imports). */
   readonly readOnly?: readonly string[]
+  /** The session's own usage files (a rollout, a chat record) under a folder, tailed from the host while it runs (`AppendOnlyTail`). */
+  readonly usageFiles?: { readonly dir: string; readonly matches: (name: string) => boolean }
   /** What `read` needs of the launch (a home folder, the options in effect). */
   readonly context: Context
   /** Runs after the process and `read`, whatever happened (a scratch folder removed). */
@@ -65,6 +68,8 @@ export interface CliSession<Context> {
   readonly end: ProcessResult
   readonly transcriptSha256: string
   readonly context: Context
+  /** The append-only copies of the launch's `usageFiles` (read these, never the files), or null when it named none. */
+  readonly usageFiles: TailedFiles | null
 }
 
 /** What every process agent's options may hold: the scripted model switch. */
@@ -177,6 +182,8 @@ export abstract class CliAgent<Options extends object, Context = undefined> impl
       try {
         const transcript = new TranscriptWriter(request.transcriptPath)
         const { file, args } = this.command(launch.args, launch.command)
+        const tail = launch.usageFiles === undefined ? undefined : AppendOnlyTail.start(launch.usageFiles.dir, launch.usageFiles.matches)
+        let usageFiles: TailedFiles | null = null
         const end = await runProcess(
           { file, args },
           {
@@ -191,9 +198,14 @@ export abstract class CliAgent<Options extends object, Context = undefined> impl
             ...(request.signal === undefined ? {} : { signal: request.signal }),
             onLine: (line) => transcript.line(line),
           },
-        ).finally(() => transcript.close())
+        ).finally(async () => {
+          await transcript.close()
+          usageFiles = (await tail?.stop()) ?? null
+        })
         const transcriptSha256 = await transcript.close()
-        const result = await this.read({ request, end, transcriptSha256, context: launch.context })
+        const result = await this.#read({ request, end, transcriptSha256, context: launch.context, usageFiles }).catch((error: unknown) => {
+          throw gateway === undefined ? error : withMeteredCount(error, gateway, this.meteredPrice)
+        })
         return gateway === undefined ? { ...result, metered: null } : this.#metered(result, gateway)
       } finally {
         await launch.cleanup?.()
@@ -202,6 +214,19 @@ export abstract class CliAgent<Options extends object, Context = undefined> impl
       await gateway?.close()
       await scripted?.close()
     }
+  }
+
+  /** `read`, once the session's usage files are known to have only grown (a rewrite, truncation or deletion is `tampered`). */
+  async #read(session: CliSession<Context>): Promise<AgentRunResult> {
+    const violations = session.usageFiles?.violations ?? []
+    if (violations.length > 0) {
+      throw new HarnessFailure(
+        'tampered',
+        `the ${this.kind} session's own usage record was changed under it: ${violations.join('; ')}. Something in the session rewrote what the CLI wrote, so its report (tokens, turns, model) cannot be trusted. The experiment stops; this run is not recorded (what it left and the gateway's count of it are kept in unrecorded/). Look at the arm's hooks, notify programs, MCP servers and tools.`,
+        { retryable: false },
+      )
+    }
+    return this.read(session)
   }
 
   #metered(result: AgentRunResult, gateway: MeteringGateway): AgentRunResult {
@@ -216,6 +241,22 @@ export abstract class CliAgent<Options extends object, Context = undefined> impl
     }
     return { ...result, metered }
   }
+}
+
+/**
+ * A `tampered` session's failure with the gateway's count of it attached
+ * (`HarnessFailure.measured.metered`): its own report is forged, but what it
+ * spent is known and kept with the unrecorded run. Other errors pass as they are.
+ */
+function withMeteredCount(error: unknown, gateway: MeteringGateway, price: PriceKey | undefined): unknown {
+  if (!(error instanceof HarnessFailure) || error.reason !== 'tampered') return error
+  let metered: unknown
+  try {
+    metered = meteredUsage(gateway.exchanges, price)
+  } catch (pricing) {
+    metered = { unpriced: pricing instanceof Error ? pricing.message : String(pricing) }
+  }
+  return new HarnessFailure('tampered', error.message, { retryable: false, cause: error, measured: { ...error.measured, metered } })
 }
 
 /** What a token-priced session (codex, gemini, cursor) was read as. */

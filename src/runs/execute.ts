@@ -14,7 +14,7 @@ import { checkReportedNumbers } from './plausibility.ts'
 import { buildRecord, type HarnessRetry, type RunIdentity, type RunRecord, type TrialResult, type Versions } from './record.ts'
 import { openRunScope, type RunScope } from './scope.ts'
 import { runsFilePath } from './store.ts'
-import { keepUnrecorded } from './unrecorded.ts'
+import { keepTamperedSession, keepUnrecorded } from './unrecorded.ts'
 import { checkVersions } from './versions.ts'
 
 /**
@@ -224,7 +224,13 @@ export async function runTrial(context: RunContext, artifactsDir: string): Promi
   })
   try {
     const skills = await prepareArm(context, scope)
-    const { agent, limit } = await runAgent(context, scope, artifactsDir)
+    const agentStarted = new Date()
+    const { agent, limit } = await runAgent(context, scope, artifactsDir).catch(async (error: unknown) => {
+      if (!(error instanceof HarnessFailure) || error.reason !== 'tampered') throw error
+      // A forged report is not a measurement, but what the agent changed is kept with what the harness measured.
+      await writeFile(path.join(artifactsDir, ARTIFACT_FILES.diff), await scope.workspace.diff()).catch(() => undefined)
+      throw keptTamperedSession(context, error, artifactsDir, agentStarted)
+    })
     const judged = await judgeRun(context, scope, artifactsDir)
     return {
       agent,
@@ -326,6 +332,21 @@ function checkManipulation(arm: string, hooks: readonly string[], result: AgentR
 }
 
 export { buildRecord } from './record.ts'
+
+/**
+ * A session that failed as `tampered` before it was judged (its own report
+ * forged) is kept in `unrecorded/` with what the harness measured of it and
+ * its artifacts; the failure returned says where.
+ */
+function keptTamperedSession(context: RunContext, failure: HarnessFailure, artifactsDir: string, startedAt: Date): HarnessFailure {
+  const run = { experiment: context.experiment.spec.name, specSha256: context.specSha256, task: context.task.id, arm: context.arm, seed: context.seed, order: context.order }
+  const kept = keepTamperedSession(context.experiment.outDir, run, failure, artifactsDir, { startedAt, finishedAt: new Date() })
+  return new HarnessFailure('tampered', `${failure.message} What the session left is kept in ${kept}.`, {
+    retryable: false,
+    cause: failure,
+    ...(failure.measured === undefined ? {} : { measured: failure.measured }),
+  })
+}
 
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 

@@ -137,6 +137,33 @@ describe('making one run', () => {
     expect(record.manipulation).toEqual({ hookPromptsRecorded: 1, hookEditsRecorded: 2 })
   })
 
+  test('a session whose own report was forged (tampered) is not recorded, but kept in unrecorded/: its change, its transcript, what the gateway metered', async () => {
+    const { context, experiment } = await setup()
+    const metered = { requests: 4, tokens: { input: 900, output: 80, cacheRead: 0, cacheWrite: 0 }, costUsd: 0.0123, models: ['m'] }
+    const forged: Step = async (request) => {
+      const { writeFile } = await import('node:fs/promises')
+      await fix(request)
+      await writeFile(request.transcriptPath, '{"type":"result","total_cost_usd":0.000123}\n')
+      throw new HarnessFailure('tampered', 'two result events', { retryable: false, measured: { metered } })
+    }
+    const agent = new ScriptedAgent([forged])
+    const error = await executeRun(context(agent)).catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(HarnessFailure)
+    expect((error as HarnessFailure).reason).toBe('tampered')
+    expect((error as Error).message).toMatch(/two result events What the session left is kept in .*unrecorded\/001-t\.a\.seed-1\.\d+\.json/)
+    expect(agent.calls).toBe(1)
+    const dir = path.join(experiment.outDir, 'unrecorded')
+    const [file, ...others] = (await readdir(dir)).filter((name) => name.endsWith('.json'))
+    expect(others).toEqual([])
+    const kept = JSON.parse(await readFile(path.join(dir, file!), 'utf8')) as Record<string, unknown>
+    expect(kept).toMatchObject({ experiment: 'e', task: '001-t', arm: 'a', seed: 1, outcome: 'tampered', reason: 'tampered', metered, artifacts: file!.replace(/\.json$/, '') })
+    expect(await readFile(path.join(dir, kept.artifacts as string, 'diff.patch'), 'utf8')).toMatch(/^\+right$/m)
+    expect(await readFile(path.join(dir, kept.artifacts as string, 'transcript.jsonl'), 'utf8')).toContain('0.000123')
+    // A later start of the same run clears its artifacts folder, never what was kept.
+    await executeRun(context(new ScriptedAgent([fix])))
+    expect(await readFile(path.join(dir, kept.artifacts as string, 'diff.patch'), 'utf8')).toMatch(/^\+right$/m)
+  })
+
   test("arm setup files and environment reach the agent, and setup files are not counted as the agent's changes", async () => {
     const { context } = await setup({ a: {}, b: { setup: { env: { HINT: 'value.txt' }, commands: ['echo context > CONTEXT.md'] } } })
     let seen: { env: string | undefined; context: string } | undefined

@@ -132,7 +132,7 @@ export function classifyClaudeRun(stream: ClaudeStream, end: ClaudeProcessEnd): 
     return {
       kind: 'failure',
       reason: 'tampered',
-      message: `${forged}: something in the session wrote to the CLI's output, so its report (cost, turns, hooks) cannot be trusted. The experiment stops; this run is not recorded. Look at the arm's hooks, MCP servers and tools.`,
+      message: `${forged}: something in the session wrote to the CLI's output, so its report (cost, turns, hooks) cannot be trusted. The experiment stops; this run is not recorded (what it left and the gateway's count of it are kept in unrecorded/). Look at the arm's hooks, MCP servers and tools.`,
       retryable: false,
     }
   }

@@ -11,7 +11,7 @@ import type { AgentContext, AgentRunRequest, AgentRunResult } from '../types.ts'
 import { codexBubblewrapDir } from './bubblewrap.ts'
 import { classifyCodexSession } from './classify.ts'
 import { CodexOptionsSchema, type CodexOptions } from './options.ts'
-import { readRollout } from './rollout.ts'
+import { isRolloutName, rolloutOf, rolloutsDir } from './rollout.ts'
 import { readCodexStream } from './stream.ts'
 
 /** OpenAI's API, where the metering gateway forwards a real run's requests unless `options.baseUrl` names another. */
@@ -120,13 +120,19 @@ export class CodexAgent extends CliAgent<CodexOptions, { readonly codexHome: str
     const bubblewrapDir = this.spec.bin === undefined ? codexBubblewrapDir(resolveAgentPackage('codex')) : null
     if (bubblewrapDir !== null) env.PATH = env.PATH === undefined || env.PATH === '' ? bubblewrapDir : `${bubblewrapDir}${path.delimiter}${env.PATH}`
     await mkdir(codexHome, { recursive: true })
-    return { args: this.execArgs(request.prompt, options, request.sandbox !== undefined), env, loopbackPorts: loopbackPorts(options.baseUrl), context: { codexHome } }
+    return {
+      args: this.execArgs(request.prompt, options, request.sandbox !== undefined),
+      env,
+      loopbackPorts: loopbackPorts(options.baseUrl),
+      usageFiles: { dir: rolloutsDir(codexHome), matches: isRolloutName },
+      context: { codexHome },
+    }
   }
 
-  /** The stream, then the session's rollout file (kept beside the transcript) for per-request usage and turns. */
+  /** The stream, then the session's rollout as the harness tailed it (kept beside the transcript) for per-request usage and turns. */
   protected async read(session: CliSession<{ readonly codexHome: string }>): Promise<AgentRunResult> {
     const stream = readCodexStream(session.end.stdout.split('\n'))
-    const rollout = stream.threadId === null ? null : await readRollout(session.context.codexHome, stream.threadId)
+    const rollout = stream.threadId === null || session.usageFiles === null ? null : rolloutOf(session.usageFiles.copies, stream.threadId)
     if (rollout !== null) await writeFile(path.join(path.dirname(session.request.transcriptPath), 'codex-rollout.jsonl'), rollout.text)
     return pricedResult(session, {
       ...classifyCodexSession(stream, session.end),

@@ -1,5 +1,3 @@
-import type { Dirent } from 'node:fs'
-import { readdir, readFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { Tokens } from '../usage.ts'
 import { codexTokens, type CodexUsage } from './stream.ts'
@@ -24,17 +22,14 @@ export interface CodexRollout {
   readonly text: string
 }
 
-/** Finds the rollout of `threadId` under `codexHome`, or null. */
-export async function findRollout(codexHome: string, threadId: string): Promise<string | null> {
-  const sessions = path.join(codexHome, 'sessions')
-  let entries: Dirent[]
-  try {
-    entries = await readdir(sessions, { recursive: true, withFileTypes: true })
-  } catch {
-    return null
-  }
-  const match = entries.find((entry) => entry.isFile() && entry.name.startsWith('rollout-') && entry.name.endsWith(`${threadId}.jsonl`))
-  return match === undefined ? null : path.join(match.parentPath, match.name)
+/** Whether a file name is a Codex rollout's (`rollout-<time>-<thread id>.jsonl`): the files the harness tails under `$CODEX_HOME/sessions`. */
+export function isRolloutName(name: string): boolean {
+  return name.startsWith('rollout-') && name.endsWith('.jsonl')
+}
+
+/** The rollouts folder of a Codex home: where the harness tails the session's rollout while it runs. */
+export function rolloutsDir(codexHome: string): string {
+  return path.join(codexHome, 'sessions')
 }
 
 /** Parses a rollout's text. Lines that are not the records we read are skipped. */
@@ -55,9 +50,12 @@ export function parseRollout(text: string, file: string): CodexRollout {
   return { file, requests, model, text }
 }
 
-/** Reads the rollout of `threadId`, or null when Codex kept none there. */
-export async function readRollout(codexHome: string, threadId: string): Promise<CodexRollout | null> {
-  const file = await findRollout(codexHome, threadId)
-  if (file === null) return null
-  return parseRollout(await readFile(file, 'utf8'), file)
+/**
+ * The rollout of `threadId` among the tailed copies of a session's rollouts
+ * (`AppendOnlyTail`: what Codex appended, never a file rewritten since), or
+ * null when Codex kept none.
+ */
+export function rolloutOf(copies: ReadonlyMap<string, string>, threadId: string): CodexRollout | null {
+  for (const [file, text] of copies) if (path.basename(file).endsWith(`${threadId}.jsonl`)) return parseRollout(text, file)
+  return null
 }

@@ -8,7 +8,7 @@ import { pricedAgentVersion } from '../pricing/version.ts'
 import { resolveAgentPackage } from '../packages.ts'
 import { loopbackPorts, SCRIPTED_MODEL_KEY } from '../scripted-run.ts'
 import type { AgentContext, AgentRunRequest, AgentRunResult } from '../types.ts'
-import { readChat } from './chat.ts'
+import { chatOf, chatsDir, isChatName } from './chat.ts'
 import { classifyGeminiSession } from './classify.ts'
 import { GeminiOptionsSchema, type GeminiOptions } from './options.ts'
 import { mergeSettings, writeRunSettings } from './settings.ts'
@@ -92,13 +92,19 @@ export class GeminiAgent extends CliAgent<GeminiOptions, { readonly home: string
     const home = env.HOME ?? path.join(path.dirname(request.transcriptPath), 'home')
     env.HOME = home
     await writeRunSettings(home, geminiRunSettings(this.spec, options))
-    return { args: this.cliArgs(request.prompt), env, loopbackPorts: loopbackPorts(options.baseUrl), context: { home } }
+    return {
+      args: this.cliArgs(request.prompt),
+      env,
+      loopbackPorts: loopbackPorts(options.baseUrl),
+      usageFiles: { dir: chatsDir(path.join(home, '.gemini')), matches: isChatName },
+      context: { home },
+    }
   }
 
   /** The stream, then the session's chat record (kept beside the transcript) for per-request usage and turns. */
   protected async read(session: CliSession<{ readonly home: string }>): Promise<AgentRunResult> {
     const stream = readGeminiStream(session.end.stdout.split('\n'))
-    const chat = stream.sessionId === null ? null : await readChat(path.join(session.context.home, '.gemini'), stream.sessionId)
+    const chat = stream.sessionId === null || session.usageFiles === null ? null : chatOf(session.usageFiles.copies, stream.sessionId)
     if (chat !== null) await writeFile(path.join(path.dirname(session.request.transcriptPath), 'gemini-chat.jsonl'), chat.text)
     return pricedResult(session, {
       ...classifyGeminiSession(stream, session.end),

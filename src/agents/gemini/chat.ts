@@ -1,5 +1,3 @@
-import type { Dirent } from 'node:fs'
-import { readdir, readFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { Tokens } from '../usage.ts'
 
@@ -56,20 +54,25 @@ export function parseChat(text: string, file: string): GeminiChat {
   return { file, requests: [...responses.values()], text }
 }
 
-/** Finds and reads the chat record of `sessionId` under `geminiDir` (`~/.gemini`), or null. */
-export async function readChat(geminiDir: string, sessionId: string): Promise<GeminiChat | null> {
-  let entries: Dirent[]
-  try {
-    entries = await readdir(path.join(geminiDir, 'tmp'), { recursive: true, withFileTypes: true })
-  } catch {
-    return null
-  }
+/** Whether a file name is a Gemini chat record's (`session-<time>-<id>.jsonl`): the files the harness tails under `~/.gemini/tmp`. */
+export function isChatName(name: string): boolean {
+  return name.startsWith('session-') && name.endsWith('.jsonl')
+}
+
+/** The folder of a Gemini home (`~/.gemini`) the chat records are written under. */
+export function chatsDir(geminiDir: string): string {
+  return path.join(geminiDir, 'tmp')
+}
+
+/**
+ * The chat record of `sessionId` among the tailed copies of a session's chat
+ * records (`AppendOnlyTail`: what the CLI appended, never a file rewritten
+ * since), or null.
+ */
+export function chatOf(copies: ReadonlyMap<string, string>, sessionId: string): GeminiChat | null {
   const suffix = `-${sessionId.slice(0, 8)}.jsonl`
-  for (const entry of entries) {
-    if (!entry.isFile() || !entry.name.startsWith('session-') || !entry.name.endsWith(suffix)) continue
-    const file = path.join(entry.parentPath, entry.name)
-    const text = await readFile(file, 'utf8')
-    if (!text.slice(0, 500).includes(sessionId)) continue
+  for (const [file, text] of copies) {
+    if (!path.basename(file).endsWith(suffix) || !text.slice(0, 500).includes(sessionId)) continue
     return parseChat(text, file)
   }
   return null

@@ -76,6 +76,10 @@ describe('a SessionEnd hook that forges a cheaper result through pidfd_getfd', (
     expect((ended as HarnessFailure).reason).toBe('tampered')
     expect((ended as HarnessFailure).retryable).toBe(false)
     expect((ended as HarnessFailure).message).toMatch(/2 result events/)
+    // What the session really spent is known, whatever it printed: the gateway's count goes with the unrecorded run.
+    const metered = (ended as HarnessFailure).measured?.metered as { requests: number; costUsd: number }
+    expect(metered.requests).toBeGreaterThan(1)
+    expect(metered.costUsd).toBeGreaterThan(0.001)
   })
 
   test('in the sandbox: refused by the syscall filter, or caught as tampered; never the forged $0.000123', async () => {
