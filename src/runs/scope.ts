@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp } from 'node:fs/promises'
+import { mkdir, mkdtemp, symlink } from 'node:fs/promises'
 import path from 'node:path'
 import { HarnessFailure } from '../errors.ts'
 import type { LoadedExperiment } from '../experiment/load.ts'
@@ -100,6 +100,17 @@ export function experimentToolchain(experiment: LoadedExperiment, workspaceRoot:
   return oracleToolchain(process.env.PATH, [...new Set([experiment.root, workspaceRoot, defaultWorkspaceRoot(), templateRoot()])])
 }
 
+/**
+ * The run's HOME at `home`: where the overlay keeps one on the run's tmpfs (the disk limit), a link to it, so the
+ * harness (writing the CLI's settings, reading its session files) and the agent use the same path and the run's
+ * writes into HOME count against its limit; otherwise a plain folder.
+ */
+async function makeHome(home: string, workspace: Workspace): Promise<void> {
+  const onTmpfs = workspace.overlay?.home
+  if (onTmpfs === undefined) await mkdir(home, { recursive: true })
+  else await symlink(onTmpfs.onHost, home)
+}
+
 /** Opens a run's scope; on a failure part-way, what was already opened is disposed before the error goes on. */
 export async function openRunScope(request: ScopeRequest): Promise<RunScope> {
   const { experiment, task, arm } = request
@@ -114,13 +125,13 @@ export async function openRunScope(request: ScopeRequest): Promise<RunScope> {
     const scratch = await mkdtemp(path.join(workspaceRoot, 'run-'))
     stack.defer(() => removeTree(scratch))
     const home = path.join(scratch, 'home')
-    await mkdir(home, { recursive: true })
     const guard = await TaskGuard.beforeRun(task, experiment.root, request.taskFiles)
     const limits = experiment.spec.sandbox === 'none' ? undefined : experiment.spec.sandbox.limits
     const workspace = await createWorkspace(task, workspaceRoot, { overlay: sandboxed, ...(limits === undefined ? {} : { diskMb: limits.diskMb }) }).catch((error: unknown) => {
       throw error instanceof HarnessFailure ? error : new HarnessFailure('setup', `${task.id}: making the workspace failed: ${String(error)}`, { cause: error })
     })
     stack.defer(() => workspace.dispose())
+    await makeHome(home, workspace)
     await guard.watchTemplate(workspace.template)
     // The task's prepared dependency folder: read-only at <workspace>/<mount> for the arm setup and the agent (the oracle mounts its own).
     const dependencies = await taskDependencies(task, { pathVariable: toolchain.path })
@@ -143,10 +154,12 @@ export async function openRunScope(request: ScopeRequest): Promise<RunScope> {
     let sandbox: RunSandbox | undefined
     if (experiment.spec.sandbox !== 'none') {
       // Without an overlay (a machine that cannot mount one), the workspace is a plain copy bound in read-write.
-      const writable = workspace.overlay === undefined ? [home, workspace.agentDir] : [home]
+      const onTmpfs = workspace.overlay?.home
+      const writable = workspace.overlay === undefined ? [home, workspace.agentDir] : onTmpfs === undefined ? [home] : []
       const opened = await RunSandbox.open({
         allow: experiment.spec.sandbox.allow,
         writable,
+        ...(onTmpfs === undefined ? {} : { writableMounts: [{ source: onTmpfs.inside, target: home, onHost: onTmpfs.onHost }] }),
         readOnly,
         ...(workspace.overlay === undefined ? {} : { overlay: workspace.overlay }),
         ...(dependencies === null ? {} : { mounts: [dependencyMount(dependencies, workspace.agentDir)] }),

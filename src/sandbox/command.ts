@@ -111,6 +111,12 @@ export function sandboxCommandLine(spec: SandboxSpec, command: SandboxedCommand)
     writable.push(dir)
     binds.push({ flag: '--bind', source: dir, target: dir })
   }
+  for (const mount of spec.writableMounts ?? []) {
+    if (bound.has(mount.target)) continue
+    bound.add(mount.target)
+    writable.push(mount.onHost)
+    binds.push({ flag: '--bind', source: mount.source, target: mount.target })
+  }
   if (spec.overlay !== undefined) binds.push({ flag: '--bind', source: spec.overlay.target, target: spec.overlay.target })
   for (const mount of spec.mounts ?? []) binds.push({ flag: '--ro-bind', source: mount.source, target: mount.target })
   if (spec.network !== 'none') {

@@ -39,6 +39,12 @@ export interface MountedOverlay {
   readonly hostPath: string
   /** The upper layer as the harness reads it (inside the holder's namespace when it is on the run's tmpfs). */
   readonly upperOnHost: string
+  /**
+   * The run's HOME on the same tmpfs, under a disk limit (undefined without one): `inside` is the folder as
+   * sandboxed processes' bubblewrap finds it (in the holder's namespace), `onHost` as the harness reaches it.
+   * HOME and the upper layer share the limit, so a run cannot write past it in either.
+   */
+  readonly home: { readonly inside: string; readonly onHost: string } | undefined
   /** Whether the run's tmpfs (the disk limit) is full, or nearly: the run wrote all it may. False without a limit. */
   diskFull(): boolean
   /** Ends the holder; the mount goes with the last process in its namespace. The upper layer stays (gone with its tmpfs under a disk limit). */
@@ -62,15 +68,16 @@ function checkPath(label: string, dir: string): void {
 }
 
 /**
- * $0 = options string, $1 = target; with a disk limit, $2 its size in bytes, $3 the folder holding upper and work,
- * which becomes a tmpfs of that size in the holder's namespace ($4 upper, $5 work, $6 the upper folder's owner or
- * empty). `read` returns when the harness closes stdin (or dies): the namespace, and the tmpfs, then end.
+ * $0 = options string, $1 = target; with a disk limit, $2 its size in bytes, $3 the folder holding upper, work and
+ * the run's HOME, which becomes a tmpfs of that size in the holder's namespace ($4 upper, $5 work, $6 the owner of
+ * upper and HOME, or empty). `read` returns when the harness closes stdin (or dies): the namespace, and the tmpfs,
+ * then end.
  */
 const HOLDER = [
   'if [ -n "$2" ]; then',
   '  mount -t tmpfs -o "size=$2,mode=0755" task-outcome-disk "$3" || exit 97',
-  '  mkdir -p "$4" "$5" || exit 97',
-  '  if [ -n "$6" ]; then chown "$6" "$4" || exit 97; fi',
+  '  mkdir -p "$4" "$5" "$3/home" || exit 97',
+  '  if [ -n "$6" ]; then chown "$6" "$4" "$3/home" || exit 97; fi',
   'fi',
   'mount -t overlay overlay -o "$0" "$1" || exit 97; echo ready; read _ignored; exit 0',
 ].join('\n')
@@ -80,7 +87,8 @@ export interface OverlayOptions {
   /**
    * The most the run may write, in MiB: upper and work (which must share a
    * parent folder, the mount point outside it) then live on a tmpfs of this
-   * size, so a run that fills it never touches the host's disk.
+   * size, with the run's HOME (`home` of the mounted overlay) beside them, so
+   * a run that fills it never touches the host's disk.
    */
   readonly diskMb?: number
 }
@@ -99,7 +107,9 @@ export async function mountOverlay(layers: OverlayLayers, options: OverlayOption
       { retryable: false },
     )
   }
-  await Promise.all([mkdir(layers.upper, { recursive: true }), mkdir(layers.work, { recursive: true }), mkdir(layers.target, { recursive: true })])
+  // HOME's folder exists on the host too (hidden under the tmpfs), so the sandbox's binds can check who reaches it.
+  const home = disk === undefined ? [] : [mkdir(path.join(disk, 'home'), { recursive: true })]
+  await Promise.all([mkdir(layers.upper, { recursive: true }), mkdir(layers.work, { recursive: true }), mkdir(layers.target, { recursive: true }), ...home])
   const identity = sandboxIdentity()
   // The merged root takes the upper folder's owner: the sandbox uid's when the harness is root.
   handOver([layers.upper], identity)
@@ -138,6 +148,7 @@ export async function mountOverlay(layers: OverlayLayers, options: OverlayOption
     pid,
     hostPath: `/proc/${pid}/root${layers.target}`,
     upperOnHost: disk === undefined ? layers.upper : `/proc/${pid}/root${layers.upper}`,
+    home: disk === undefined ? undefined : { inside: path.join(disk, 'home'), onHost: `/proc/${pid}/root${path.join(disk, 'home')}` },
     diskFull() {
       if (disk === undefined) return false
       const info = statfsSync(`/proc/${pid}/root${disk}`)

@@ -31,6 +31,8 @@ export interface RunSandboxOptions {
   readonly allow: readonly string[]
   /** Folders every process of the run may write (the run's HOME). */
   readonly writable: readonly string[]
+  /** Folders every process of the run may write, bound at another path (the run's HOME on its tmpfs). */
+  readonly writableMounts?: SandboxSpec['writableMounts']
   /** Extra read-only folders (a prepared dependency folder, a toolchain). */
   readonly readOnly: readonly string[]
   /** The run's overlay workspace. */
@@ -97,6 +99,7 @@ export class RunSandbox implements ProcessEnvironment {
     const env = withNetwork ? { ...command.env, ...this.#network.env } : { ...command.env }
     const spec: SandboxSpec = {
       writable: [...this.#options.writable, ...(command.writable ?? [])],
+      ...(this.#options.writableMounts === undefined ? {} : { writableMounts: this.#options.writableMounts }),
       readOnly: [...this.#options.readOnly, ...(command.readOnly ?? []), ...commandInstallation(command.file, command.args)],
       ...(this.#options.overlay === undefined ? {} : { overlay: { pid: this.#options.overlay.pid, target: this.#options.overlay.layers.target } }),
       ...(this.#options.mounts === undefined ? {} : { mounts: this.#options.mounts }),

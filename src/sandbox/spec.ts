@@ -7,6 +7,11 @@ import type { SandboxLimits } from './limits.ts'
 export interface SandboxSpec {
   /** Folders bound read-write at the same path (the run's HOME, scratch output folders). */
   readonly writable: readonly string[]
+  /**
+   * Folders bound read-write at another path: the run's HOME on its tmpfs, `source` as bubblewrap finds it (in
+   * the overlay holder's namespace), `onHost` the same folder as the harness reaches it (handed to the sandbox uid).
+   */
+  readonly writableMounts?: ReadonlyArray<{ readonly source: string; readonly target: string; readonly onHost: string }>
   /** Files or folders bound read-only at the same path (the agent CLI's installation, a toolchain, a dependency folder). Missing ones are skipped. */
   readonly readOnly: readonly string[]
   /** The run's overlay workspace: the process enters its holder's namespaces, and its mount point is bound read-write. */

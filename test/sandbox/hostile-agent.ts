@@ -1,7 +1,7 @@
 import { chmod, mkdtemp, readFile, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import { CommandAgent } from '../../src/agents/command/agent.ts'
+import { createAgent } from '../../src/agents/index.ts'
 import { resolveExperiment, type LoadedExperiment } from '../../src/experiment/load.ts'
 import { artifactsPath, executeRun, type RunContext } from '../../src/runs/execute.ts'
 import type { RunRecord } from '../../src/runs/record.ts'
@@ -31,6 +31,8 @@ export interface HostileProject {
 /** How the project's experiment differs from the default. */
 export interface HostileOptions {
   readonly agentOptions?: Record<string, unknown>
+  /** Another agent instead of the command agent (a real CLI against the scripted model; the script is then unused). */
+  readonly agent?: Record<string, unknown>
   readonly sandbox?: unknown
   readonly timeoutSeconds?: number
   /** Arm `a`'s setup commands (run before the agent, in the same sandbox). */
@@ -108,7 +110,7 @@ async function projectOf(root: string, workspaceRoot: string, setDir: string, op
   const spec = {
     name: 'hostile',
     stage: 'example',
-    agent: { kind: 'command', bin: './agent.sh', options: { allowZeroCost: true, killGraceSeconds: 0.2, ...options.agentOptions } },
+    agent: options.agent ?? { kind: 'command', bin: './agent.sh', options: { allowZeroCost: true, killGraceSeconds: 0.2, ...options.agentOptions } },
     arms: { a: options.setupCommands === undefined ? {} : { setup: { commands: options.setupCommands } }, b: {} },
     control: 'a',
     budgetUsd: 0.5,
@@ -120,7 +122,7 @@ async function projectOf(root: string, workspaceRoot: string, setDir: string, op
   }
   const experiment = resolveExperiment({ default: spec }, { file: path.join(setDir, 'experiment.ts'), root })
   const task = await loadTask(path.join(setDir, '001-value'), root)
-  const agent = new CommandAgent(experiment.spec.agent, { experimentDir: setDir })
+  const agent = createAgent(experiment.spec.agent, { experimentDir: setDir, root })
   const agentVersion = await agent.version({ PATH: process.env.PATH ?? '' })
   return {
     root,

@@ -96,3 +96,27 @@ dd if=/dev/urandom of=/dev/shm/big bs=1M count=1024 2>/dev/null; echo "SHM $(sta
     expect(before - after).toBeLessThan(48 * 1024 * 1024)
   })
 })
+
+describe("a run's HOME", () => {
+  test("shares the run's disk limit: a 1 GB write into HOME ends the run unsolved at its disk limit, the machine's disk unchanged", async () => {
+    const project = await hostileProject(
+      `echo right > value.txt
+dd if=/dev/urandom of="$HOME/big" bs=1M count=1024 2>/dev/null; echo "HOME $(stat -c %s "$HOME/big")"`,
+      { sandbox: { allow: [], limits: LOW } },
+    )
+    const before = freeBytes(project.workspaceRoot)
+    const { record, transcript } = await project.run()
+    const after = freeBytes(project.workspaceRoot)
+    const written = Number(tagged(transcript, 'HOME ')[0])
+    expect(written).toBeGreaterThan(0)
+    expect(written).toBeLessThanOrEqual(LOW.diskMb * 1024 * 1024)
+    expect(record.solved).toBe(false)
+    expect(record.outcome).toBe('unsolved')
+    expect(record.limit).toBe('disk')
+    expect(before - after).toBeLessThan(48 * 1024 * 1024)
+    // The next run starts as if nothing happened: a fresh HOME with the whole limit free again (it fills as much).
+    const next = await project.run(2)
+    expect(next.record.limit).toBe('disk')
+    expect(Number(tagged(next.transcript, 'HOME ')[0])).toBeGreaterThan(written * 0.9)
+  })
+})
