@@ -1,14 +1,14 @@
-import { cp, mkdtemp, readFile, rm } from 'node:fs/promises'
+import { cp, readFile, rm } from 'node:fs/promises'
 import path from 'node:path'
 import { HarnessFailure } from '../errors.ts'
 import { DEFAULT_TEST_GLOBS, runnerTestFiles, testPathPredicate } from '../tasks/test-paths.ts'
 import type { GitFixTask } from '../tasks/task.ts'
-import { copyTemplate, parentTemplate } from '../workspace/template.ts'
 import { taskDependencies, type PreparedDependencies } from '../workspace/dependencies.ts'
 import { copyEntry, directoryInside, lstatInside, type CopiedKind } from '../workspace/inside.ts'
 import type { Workspace } from '../workspace/workspace.ts'
 import { evaluateListed, type ListedOutcome } from './junit/outcome.ts'
 import { runTestCommand, type TestCommandRun } from './test-command.ts'
+import { oracleCopy, type OracleCopy } from './copy.ts'
 import { checkCanaries, ORACLE_DISARMED } from './canaries/check.ts'
 import { canaryFramework, type CanaryFramework } from './canaries/framework.ts'
 import { layDecoys, withFixPaths, type Decoy } from './canaries/decoys.ts'
@@ -40,27 +40,30 @@ async function placeOracleTests(task: GitFixTask, copy: string): Promise<void> {
 }
 
 /** The oracle's copy, and the agent's changes it did not carry (FIFOs, sockets, devices). */
-interface PreparedCopy {
-  readonly dir: string
+interface PreparedCopy extends OracleCopy {
   readonly special: readonly string[]
 }
 
 /**
- * A clean copy of the parent with the fix's tests, and optionally the agent's
- * non-test changes: each copied from the workspace without following a link
- * on either side (`workspace/inside.ts`); a FIFO, socket or device is not carried.
+ * A clean tree of the parent with the fix's tests (an overlay when the oracle
+ * is sandboxed, a copy on disk without), and optionally the agent's non-test
+ * changes: each copied from the workspace without following a link on either
+ * side (`workspace/inside.ts`); a FIFO, socket or device is not carried.
  */
-async function prepareCopy(task: GitFixTask, scratchDir: string, label: string, agent?: { dir: string; files: readonly string[] }): Promise<PreparedCopy> {
-  const template = await parentTemplate(task.repo, task.metadata.base)
-  const copy = await mkdtemp(path.join(scratchDir, `${label}-`))
-  await copyTemplate(template, copy)
-  const special: string[] = []
-  for (const file of agent?.files ?? []) {
-    const kind: CopiedKind = await copyEntry(agent!.dir, copy, file)
-    if (kind === 'special') special.push(file)
+async function prepareCopy(task: GitFixTask, options: OracleOptions, label: string, agent?: { dir: string; files: readonly string[] }): Promise<PreparedCopy> {
+  const copy = await oracleCopy(task.repo, task.metadata.base, options.scratchDir, label, options.sandbox === undefined ? 'copy' : 'overlay')
+  try {
+    const special: string[] = []
+    for (const file of agent?.files ?? []) {
+      const kind: CopiedKind = await copyEntry(agent!.dir, copy.dir, file)
+      if (kind === 'special') special.push(file)
+    }
+    await placeOracleTests(task, copy.dir)
+    return { ...copy, special }
+  } catch (error) {
+    await copy.dispose()
+    throw error
   }
-  await placeOracleTests(task, copy)
-  return { dir: copy, special }
 }
 
 function runnerFiles(task: GitFixTask): string[] {
@@ -68,10 +71,10 @@ function runnerFiles(task: GitFixTask): string[] {
 }
 
 /** The clean parent's test fields back in the agent's package.json / pyproject.toml files in the copy. */
-async function restoreTestFieldsOf(task: GitFixTask, copy: string, taken: readonly string[], notes: string[]): Promise<void> {
+async function restoreTestFieldsOf(prepared: PreparedCopy, taken: readonly string[], notes: string[]): Promise<void> {
   const files = taken.filter((file) => hasTestFields(file))
   if (files.length === 0) return
-  const template = await parentTemplate(task.repo, task.metadata.base)
+  const { dir: copy, template } = prepared
   for (const file of files) {
     if ((await lstatInside(copy, file))?.isFile() !== true) {
       // A link (or anything but a file) where the agent's package.json / pyproject.toml was: the parent's, never written through.
@@ -135,7 +138,7 @@ async function layOracleChecks(task: GitFixTask, copy: string, notes: string[]):
 
 function runTests(
   task: GitFixTask,
-  copy: string,
+  copy: OracleCopy,
   options: OracleOptions,
   label: string,
   dependencies: PreparedDependencies | null,
@@ -146,7 +149,8 @@ function runTests(
     ...(checks === null ? {} : checks.framework === 'pytest' ? { pythonPath: checks.pytestGuard.dir } : { preload: checks.preload }),
     dependencies,
     command: checks?.framework === 'pytest' ? withPytestGuard(command, checks.pytestGuard.moduleName) : command,
-    cwd: copy,
+    cwd: copy.cwd,
+    ...(copy.overlay === undefined ? {} : { overlay: copy.overlay }),
     testFiles: checks?.files ?? runnerFiles(task),
     junitFile: path.join(options.scratchDir, `${label}-junit.xml`),
     timeoutMs: options.timeoutMs,
@@ -199,18 +203,18 @@ export async function runFixTests(task: GitFixTask, workspace: Workspace, option
     `took ${taken.length} changed non-test file(s) from the agent${taken.length > 0 ? `: ${taken.join(', ')}` : ''}`,
     `ignored ${ignored.length} change(s) to tests or test infrastructure${ignored.length > 0 ? `: ${ignored.join(', ')}` : ''}`,
   ]
-  const copies: string[] = []
+  const copies: OracleCopy[] = []
   try {
-    const prepared = await prepareCopy(task, options.scratchDir, 'oracle', { dir: workspace.dir, files: taken })
+    const prepared = await prepareCopy(task, options, 'oracle', { dir: workspace.dir, files: taken })
+    copies.push(prepared)
     const copy = prepared.dir
-    copies.push(copy)
     if (prepared.special.length > 0) notes.push(`not carried (a FIFO, socket or device): ${prepared.special.join(', ')}`)
-    await restoreTestFieldsOf(task, copy, taken, notes)
+    await restoreTestFieldsOf(prepared, taken, notes)
     const laid = await layOracleChecks(task, copy, notes)
     const framework = frameworkOf(task)
     const preload = await writeNodePreload(path.join(options.scratchDir, 'oracle-preload'))
     const pytestGuard = await writePytestGuard(path.join(options.scratchDir, 'oracle-pytest-guard'))
-    const run = await runTests(task, copy, options, 'oracle', dependencies, framework === null ? null : { framework, files: laid.files, preload, pytestGuard })
+    const run = await runTests(task, prepared, options, 'oracle', dependencies, framework === null ? null : { framework, files: laid.files, preload, pytestGuard })
     if (options.signal?.aborted) throw new HarnessFailure('oracle', `${task.id}: the oracle was cancelled`, { retryable: false })
     notes.push(describeRun(run))
     let outcome: ListedOutcome
@@ -221,16 +225,16 @@ export async function runFixTests(task: GitFixTask, workspace: Workspace, option
       disarmed.push(...checkCanaries(results, laid.canaries, outcome.failToPass.passed + outcome.passToPass.passed > 0))
       if (framework !== null) disarmed.push(...(framework === 'pytest' ? pytestGuardFindings(run.stderr) : frozenWrites(run)))
       if (framework !== null) {
-        const channel = withFixPaths(readSecondChannel(framework, run, copy), laid.decoys)
+        const channel = withFixPaths(readSecondChannel(framework, run, prepared.cwd), laid.decoys)
         disarmed.push(...compareChannels(results, channel, [...task.metadata.FAIL_TO_PASS, ...task.metadata.PASS_TO_PASS], run.exitCode))
       }
     } else if (run.timedOut) {
       notes.push(`${run.noResults}: counted as unsolved (every listed test failed)`)
       outcome = allFailing(task)
     } else {
-      const probeCopy = await prepareCopy(task, options.scratchDir, 'probe')
-      copies.push(probeCopy.dir)
-      const probe = await runTests(task, probeCopy.dir, options, 'probe', dependencies)
+      const probeCopy = await prepareCopy(task, options, 'probe')
+      copies.push(probeCopy)
+      const probe = await runTests(task, probeCopy, options, 'probe', dependencies)
       if (probe.results === null) {
         throw new HarnessFailure(
           'oracle',
@@ -256,6 +260,6 @@ export async function runFixTests(task: GitFixTask, workspace: Workspace, option
       integrityFlags: disarmed.length === 0 ? [] : [`${ORACLE_DISARMED}: ${disarmed[0]}${disarmed.length > 1 ? ` (and ${disarmed.length - 1} more)` : ''}`],
     }
   } finally {
-    for (const copy of copies) await rm(copy, { recursive: true, force: true })
+    for (const copy of copies) await copy.dispose()
   }
 }

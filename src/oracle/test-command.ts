@@ -2,7 +2,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { SpecError } from '../errors.ts'
-import { isolatedSandbox, runProcess, UNSANDBOXED_HOST } from '../sandbox/index.ts'
+import { handOverWrites, isolatedSandbox, runProcess, UNSANDBOXED_HOST, type MountedOverlay } from '../sandbox/index.ts'
 import { dependencyMount, placeDependencies, type PreparedDependencies } from '../workspace/dependencies.ts'
 import { parseJUnit } from './junit/parse.ts'
 import { prepareVitestHarness, runsVitest } from './vitest-harness.ts'
@@ -65,8 +65,15 @@ export function testCommandEnv(home: string, host: Readonly<Record<string, strin
 export interface TestCommandOptions {
   /** The test command template, with `{tests}` and `{junit}`. */
   readonly command: string
-  /** Where the tests run (a repository copy). */
+  /** Where the tests run, as the test command sees it: a repository copy, or the mount point of `overlay`. */
   readonly cwd: string
+  /**
+   * The repository as an overlay (sandboxed only): the command enters its
+   * holder's namespace and runs at its mount point `cwd`; the harness reaches
+   * the tree at `overlay.hostPath`, and hands what it wrote there to the
+   * sandbox identity first.
+   */
+  readonly overlay?: MountedOverlay
   /** Repository paths given as `{tests}`. */
   readonly testFiles: readonly string[]
   /** Where the JUnit report goes (outside `cwd`); removed first. */
@@ -117,11 +124,16 @@ export async function runTestCommand(options: TestCommandOptions): Promise<TestC
   await writeFile(options.junitFile, '')
   await mkdir(options.home, { recursive: true })
   // A Vitest command runs with the harness's config around the task's own (vitest-harness.ts), from a folder read-only in the sandbox.
+  const overlay = options.overlay
+  if (overlay !== undefined && options.sandbox === undefined) throw new Error('runTestCommand: an overlay is entered only by a sandboxed test command')
+  // The harness's path to the tree; `cwd` is the command's.
+  const hostDir = overlay?.hostPath ?? options.cwd
   const vitestHarness = runsVitest(options.command) ? `${options.home}-vitest` : null
-  const command = vitestHarness === null ? options.command : await prepareVitestHarness(vitestHarness, options.command, options.cwd)
+  const command = vitestHarness === null ? options.command : await prepareVitestHarness(vitestHarness, options.command, hostDir)
   const commandLine = fillTestCommand(command, options.testFiles, options.junitFile)
   const dependencies = options.dependencies ?? null
-  if (dependencies !== null) await placeDependencies(dependencies, options.cwd, options.sandbox === undefined ? 'link' : 'mount-point')
+  if (dependencies !== null) await placeDependencies(dependencies, hostDir, options.sandbox === undefined ? 'link' : 'mount-point')
+  if (overlay !== undefined) await handOverWrites(overlay)
   const started = performance.now()
   const env = {
     ...testCommandEnv(options.home),
@@ -133,13 +145,14 @@ export async function runTestCommand(options: TestCommandOptions): Promise<TestC
     options.sandbox === undefined
       ? UNSANDBOXED_HOST
       : isolatedSandbox({
-          writable: [options.cwd, options.junitFile, options.home],
+          writable: [...(overlay === undefined ? [options.cwd] : []), options.junitFile, options.home],
           readOnly: [
             ...options.sandbox.readOnly,
             ...(options.preload === undefined ? [] : [path.dirname(options.preload)]),
             ...(vitestHarness === null ? [] : [vitestHarness]),
             ...(options.pythonPath === undefined ? [] : [options.pythonPath]),
           ],
+          ...(overlay === undefined ? {} : { overlay: { pid: overlay.pid, target: overlay.layers.target } }),
           ...(dependencies === null ? {} : { mounts: [dependencyMount(dependencies, options.cwd)] }),
         })
   const result = await runProcess(

@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { statfsSync } from 'node:fs'
-import { mkdir } from 'node:fs/promises'
+import { lchown, lstat, mkdir, readdir } from 'node:fs/promises'
 import path from 'node:path'
 import { HarnessFailure } from '../errors.ts'
-import { handOver, sandboxIdentity } from './identity.ts'
+import { handOver, sandboxIdentity, type SandboxIdentity } from './identity.ts'
 
 /**
  * The run's workspace as a kernel overlay: the task's template is the
@@ -162,4 +162,29 @@ export async function mountOverlay(layers: OverlayLayers, options: OverlayOption
       clearTimeout(timer)
     },
   }
+}
+
+/**
+ * Gives the sandbox identity what the harness, as root, wrote through an
+ * overlay's merged tree (the oracle's copy: the agent's taken changes, the
+ * fix's tests), as `handOver` does for a folder. Only the upper layer is
+ * walked (what was written, not the template below), listing folders by
+ * their entries' types and following no link; each root-owned entry is
+ * chowned through the merged tree (`lchown`), never in the upper layer behind
+ * overlayfs's back, whose cached inodes would keep root as owner. Whiteouts
+ * (character devices in the upper layer) stand for removed entries and are
+ * skipped.
+ */
+export async function handOverWrites(overlay: MountedOverlay, identity: SandboxIdentity | null = sandboxIdentity()): Promise<void> {
+  if (identity === null) return
+  const walk = async (relative: string): Promise<void> => {
+    for (const entry of await readdir(path.join(overlay.upperOnHost, relative), { withFileTypes: true })) {
+      if (entry.isCharacterDevice()) continue
+      const child = relative === '' ? entry.name : `${relative}/${entry.name}`
+      const info = await lstat(path.join(overlay.upperOnHost, child))
+      if (info.uid === 0) await lchown(path.join(overlay.hostPath, child), identity.uid, identity.gid)
+      if (entry.isDirectory()) await walk(child)
+    }
+  }
+  await walk('')
 }

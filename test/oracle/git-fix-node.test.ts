@@ -48,12 +48,18 @@ async function freshWorkspace(): Promise<Workspace> {
   return workspace
 }
 
-async function judge(workspace: Workspace, target: GitFixTask = task, timeoutMs = 60_000) {
-  const oracleScratch = await mkdtemp(path.join(scratch, 'oracle-'))
-  return runFixTests(target, workspace, { timeoutMs, scratchDir: oracleScratch })
-}
+/** The two ways the oracle judges: unsandboxed on a copy on disk, and in its sandbox on an overlay of the template. */
+const WAYS = [
+  { where: 'on a copy on disk (no sandbox)', sandbox: undefined },
+  { where: 'in its sandbox, on an overlay of the template', sandbox: { readOnly: [path.dirname(path.dirname(process.execPath))] } },
+]
 
-describe('the git-fix oracle with node --test', () => {
+describe.each(WAYS)('the git-fix oracle with node --test, $where', ({ sandbox }) => {
+  const judge = async (workspace: Workspace, target: GitFixTask = task, timeoutMs = 60_000) => {
+    const oracleScratch = await mkdtemp(path.join(scratch, 'oracle-'))
+    return runFixTests(target, workspace, { timeoutMs, scratchDir: oracleScratch, ...(sandbox === undefined ? {} : { sandbox }) })
+  }
+
   it('harvested the fix with the new test as FAIL_TO_PASS and the old one as PASS_TO_PASS', () => {
     expect(task.metadata.FAIL_TO_PASS).toEqual(['multiplies'])
     expect(task.metadata.PASS_TO_PASS).toEqual(['adds'])
@@ -137,5 +143,27 @@ describe('the git-fix oracle with node --test', () => {
     await judge(workspace)
     expect(await workspace.changedFiles()).toEqual(['src/calc.js'])
     expect(await readFile(path.join(workspace.dir, 'test/calc.test.js'), 'utf8')).toBe(calcTest('assert.ok(true)'))
+  })
+})
+
+describe('the sandboxed git-fix oracle', () => {
+  it('runs the tests in an overlay mounted at its working directory, where they may write what the harness laid', async () => {
+    // The test command prints the mount point of every overlay it sees (the file system type follows the `-` field), and
+    // writes the agent's taken file and the fix's test file, both laid by the harness (as root) in the upper layer.
+    const oracleScratch = await mkdtemp(path.join(scratch, 'oracle-'))
+    const looking: GitFixTask = {
+      ...task,
+      metadata: {
+        ...task.metadata,
+        test_command: `awk '{ for (i = 7; i < NF; i++) if ($i == "-") { if ($(i + 1) == "overlay") print "overlay at " $5; break } }' /proc/self/mountinfo >&2; touch src/calc.js test/calc.test.js && echo 'wrote what the harness laid' >&2; ${task.metadata.test_command}`,
+      },
+    }
+    const workspace = await freshWorkspace()
+    await agentWrites(workspace.dir, { 'src/calc.js': calc('a + b', 'a * b') })
+    const verdict = await runFixTests(looking, workspace, { timeoutMs: 60_000, scratchDir: oracleScratch, sandbox: WAYS[1]!.sandbox! })
+    expect(verdict.solved).toBe(true)
+    const tree = /^overlay at (\S+)$/m.exec(verdict.stderr)?.[1]
+    expect(tree).toMatch(new RegExp(`^${oracleScratch}/oracle-[^/]+/tree$`))
+    expect(verdict.stderr).toMatch(/^wrote what the harness laid$/m)
   })
 })

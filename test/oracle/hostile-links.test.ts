@@ -21,7 +21,7 @@ const calcTest = (assertion: string) =>
 
 let fixture: HarvestedFixture
 let scratch: string
-let host: string
+let hosts: string
 const workspaces: Workspace[] = []
 
 beforeAll(async () => {
@@ -33,14 +33,14 @@ beforeAll(async () => {
     { testCommand: NODE_TEST_COMMAND, source: ['src/**/*.js'], tests: ['test/**/*.test.js'] },
   )
   scratch = await mkdtemp(path.join(os.tmpdir(), 'oracle-links-'))
-  host = await mkdtemp(path.join(os.tmpdir(), 'host-files-'))
+  hosts = await mkdtemp(path.join(os.tmpdir(), 'host-files-'))
 })
 
 afterAll(async () => {
   for (const workspace of workspaces) await workspace.dispose()
   await fixture.cleanup()
   await rm(scratch, { recursive: true, force: true })
-  await rm(host, { recursive: true, force: true })
+  await rm(hosts, { recursive: true, force: true })
 })
 
 /** Every host file's content, mode and times. */
@@ -53,8 +53,15 @@ async function hostState(dir: string): Promise<Record<string, string>> {
   return state
 }
 
-test('links from the workspace to host files, a FIFO: the oracle copies none through, every host file stays, and the run is judged', async () => {
+/** Unsandboxed the oracle judges a copy on disk; in its sandbox, an overlay whose merged tree the harness writes through its holder's namespace. */
+const WAYS = [
+  { where: 'a copy on disk', sandbox: undefined },
+  { where: 'an overlay (sandboxed oracle)', sandbox: { readOnly: [path.dirname(path.dirname(process.execPath))] } },
+]
+
+test.each(WAYS)('links from the workspace to host files, a FIFO: the oracle copies none through into $where, every host file stays, and the run is judged', async ({ sandbox }) => {
   const task = fixture.tasks[0]!
+  const host = await mkdtemp(path.join(hosts, 'host-files-'))
   await mkdir(path.join(host, 'sub'))
   await writeFile(path.join(host, 'calc.js'), 'HOST calc\n', { mode: 0o600 })
   await writeFile(path.join(host, 'calc.test.js'), 'HOST test\n', { mode: 0o600 })
@@ -69,7 +76,11 @@ test('links from the workspace to host files, a FIFO: the oracle copies none thr
     `rm -rf src test && ln -s ${host} src && ln -s ${host} test && mkfifo pipe && ln -s ${host}/secret leak.js && ln -s ${host}/sub lib && rm package.json && ln -s ${host}/package.json package.json`,
   ])
   expect(await workspace.changedFiles()).toEqual(['leak.js', 'lib', 'package.json', 'pipe', 'src', 'test'])
-  const judgement = await runFixTests(task, workspace, { timeoutMs: 60_000, scratchDir: await mkdtemp(path.join(scratch, 'oracle-')) })
+  const judgement = await runFixTests(task, workspace, {
+    timeoutMs: 60_000,
+    scratchDir: await mkdtemp(path.join(scratch, 'oracle-')),
+    ...(sandbox === undefined ? {} : { sandbox }),
+  })
   expect(judgement.solved).toBe(false)
   expect(judgement.stderr).toContain('not carried (a FIFO, socket or device): pipe')
   expect(await hostState(host)).toEqual(before)
