@@ -19,3 +19,18 @@ function ownPackageJson(): { version: string } {
 
 /** task-outcome's own version (`versions.harness` in every record). */
 export const harnessVersion: string = ownPackageJson().version
+
+/** The Node versions task-outcome runs on: package.json's `engines.node` (a test keeps the two equal). */
+export const SUPPORTED_NODE = '^22.13.0 || >=24.0.0'
+
+/**
+ * The one line that refuses a Node outside `SUPPORTED_NODE`, or null when
+ * `version` is supported. The CLI and `experimentProject` check it before
+ * anything else: on an older Node the harness would otherwise start and fail
+ * part-way (Vitest 5's reporter calls `Map.groupBy`, missing before Node 21).
+ */
+export function unsupportedNodeMessage(version: string = process.versions.node): string | null {
+  const [major = 0, minor = 0] = version.replace(/^v/, '').split('.').map(Number)
+  if ((major === 22 && minor >= 13) || major >= 24) return null
+  return `task-outcome: Node ${version.replace(/^v/, '')} is not supported (it needs Node ${SUPPORTED_NODE}); run it with Node 22.13 or later, or 24.`
+}

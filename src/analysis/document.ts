@@ -1,6 +1,7 @@
 import { changeLogLines, contaminationSentence, earlierSpecsSentence } from './change-log.ts'
 import { ARTIFACT_FILES, artifactsPath } from '../runs/artifacts.ts'
 import type { RecordedRun } from '../runs/record.ts'
+import { isScriptedModel } from '../runs/versions.ts'
 import type { Comparison } from './comparison.ts'
 import { formatNumber, formatP, formatPercent, formatSeeds, formatUsd, formatUsdChange } from './format.ts'
 import { stageLabel } from './labels.ts'
@@ -445,6 +446,10 @@ export function analysisLabels(report: AnalysisReport): { readonly tag: string; 
       tag: 'COMPLETENESS NOT CHECKED',
       text: 'No plan was read, so runs that were planned but never recorded at all (a task, a seed, a shard) cannot be seen as missing.',
     })
+  }
+  // Scripted-model data is a demonstration whatever stage its spec names.
+  if (report.stage !== 'demo' && report.versions.model.some(isScriptedModel)) {
+    labels.push({ tag: 'DEMO', text: 'The model is scripted (versions.model scripted:…); these numbers demonstrate the harness.' })
   }
   if (report.sandbox.unsandboxed) labels.push({ tag: 'UNSANDBOXED', text: sandboxSentences(report.sandbox)[0]! })
   if (report.cost.disagreements.length > 0) labels.push({ tag: 'COST DISAGREES', text: costSentences(report.cost)[1]! })

@@ -1,6 +1,6 @@
 import { Command, CommanderError } from 'commander'
 import { TaskOutcomeError } from '../errors.ts'
-import { harnessVersion } from '../version.ts'
+import { harnessVersion, unsupportedNodeMessage } from '../version.ts'
 import { commands } from './commands/index.ts'
 import { ExitCode } from './exit-code.ts'
 
@@ -22,6 +22,11 @@ export function createProgram(): Command {
 
 /** Runs the CLI; returns the exit status (errors are printed, not thrown). */
 export async function main(argv: readonly string[]): Promise<number> {
+  const unsupported = unsupportedNodeMessage()
+  if (unsupported !== null) {
+    process.stderr.write(`${unsupported}\n`)
+    return 1
+  }
   try {
     await createProgram().parseAsync([...argv])
     return 0

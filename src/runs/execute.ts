@@ -15,7 +15,7 @@ import { buildRecord, type HarnessRetry, type RunIdentity, type RunRecord, type 
 import { openRunScope, type RunScope } from './scope.ts'
 import { runsFilePath } from './store.ts'
 import { keepTamperedSession, keepUnrecorded } from './unrecorded.ts'
-import { checkVersions } from './versions.ts'
+import { checkVersions, recordedModelName } from './versions.ts'
 
 /**
  * One run in named stages: open the run's scope (workspace, dependencies,
@@ -235,7 +235,8 @@ export async function runTrial(context: RunContext, artifactsDir: string): Promi
     return {
       agent,
       // Metered: the spec's model, else the one the provider named most; never what the session wrote.
-      versions: { ...scope.versions, model: recordedModel(agent, armAgentSpec(experiment, arm).model) },
+      // Against the scripted model server the model is named `scripted:…` everywhere a record is read.
+      versions: { ...scope.versions, model: recordedModelName(recordedModel(agent, armAgentSpec(experiment, arm).model), armAgentSpec(experiment, arm).options) },
       sandbox: scope.sandbox?.denials ?? null,
       goldFileTouched: touchesGoldFile(task, judged.changedFiles),
       ...judged,

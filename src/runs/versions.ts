@@ -65,16 +65,37 @@ export function checkVersions(recorded: Partial<Versions> | undefined, current: 
   if (changes.length > 0) throw new VersionMismatch(where, changes)
 }
 
+/** Fields that belong to the whole experiment: every arm's runs must agree on them. */
+const EXPERIMENT_FIELDS = ['harness', 'node', 'sandbox', 'toolchain'] as const
+/** Fields that belong to the agent: every arm with the same agent spec must agree on them. */
+const AGENT_FIELDS = ['agent', 'model'] as const
+
 /**
- * The recorded versions a run of `arm` is checked against: the arm's
- * recorded versions, with the test runner of the task's recorded runs (the
- * runner belongs to the task, not the arm). Undefined when nothing is recorded.
+ * The recorded versions a run of `arm` is checked against, compared across
+ * arms, not within one: the harness, Node, the sandbox and the toolchain of
+ * any arm's runs (a baseline on one Node beside a tool arm on another is a
+ * mix); the agent CLI and the model of the runs of any arm in `sameAgent`
+ * (the arms whose agent spec is this arm's: an arm that names another agent
+ * or model differs by design); the tool of this arm's own runs (arms differ
+ * in it by design); and the test runner of the task's recorded runs (it
+ * belongs to the task). The arm's own runs are looked at first. Undefined
+ * when nothing is recorded.
  */
-export function recordedVersionsFor(byArm: Readonly<Record<string, Versions>>, arm: string, taskTestRunner: string | null | undefined): Partial<Versions> | undefined {
-  const armVersions = byArm[arm]
-  if (armVersions === undefined && taskTestRunner === undefined) return undefined
-  const { testRunner: _armRunner, ...rest } = armVersions ?? {}
-  return { ...rest, ...(taskTestRunner === undefined ? {} : { testRunner: taskTestRunner }) }
+export function recordedVersionsFor(
+  byArm: Readonly<Record<string, Versions>>,
+  arm: string,
+  taskTestRunner: string | null | undefined,
+  sameAgent: readonly string[] = Object.keys(byArm),
+): Partial<Versions> | undefined {
+  const own = byArm[arm]
+  const anyArm = own ?? Object.values(byArm)[0]
+  const agentPeer = own ?? sameAgent.map((name) => byArm[name]).find((versions) => versions !== undefined)
+  const recorded: Partial<Record<keyof Versions, string | null>> = {}
+  for (const field of EXPERIMENT_FIELDS) if (anyArm !== undefined) recorded[field] = anyArm[field]
+  for (const field of AGENT_FIELDS) if (agentPeer !== undefined) recorded[field] = agentPeer[field]
+  if (own !== undefined) recorded.tool = own.tool
+  if (taskTestRunner !== undefined) recorded.testRunner = taskTestRunner
+  return Object.keys(recorded).length === 0 ? undefined : (recorded as Partial<Versions>)
 }
 
 /** What `runVersions` needs that only the run knows. */
@@ -98,6 +119,26 @@ export function runVersions(experiment: LoadedExperiment, arm: string, inputs: R
     toolchain: inputs.toolchain,
     testRunner: inputs.testRunner,
   }
+}
+
+/** The prefix of `versions.model` for a run against the scripted model server: `scripted:claude-sonnet-4-5`. */
+export const SCRIPTED_MODEL_PREFIX = 'scripted:'
+
+/**
+ * `versions.model` as recorded: the model named (null when none is), prefixed
+ * with `scripted:` when the arm's agent talks to the scripted model server
+ * (`options.scriptedModel`), so that no record, report or claim names the real
+ * model for a run it never made.
+ */
+export function recordedModelName(model: string | null, agentOptions: unknown): string | null {
+  const scripted = (agentOptions as { scriptedModel?: unknown } | undefined)?.scriptedModel
+  if (scripted === undefined || scripted === false) return model
+  return `${SCRIPTED_MODEL_PREFIX}${model ?? 'default'}`
+}
+
+/** Whether a recorded `versions.model` names the scripted model (a demonstration, never a claim). */
+export function isScriptedModel(model: unknown): boolean {
+  return typeof model === 'string' && model.startsWith(SCRIPTED_MODEL_PREFIX)
 }
 
 /** The versions known before the agent starts: all but the model. */

@@ -99,7 +99,7 @@ export function taskRunCases(experimentModule: Record<string, unknown>, payload:
         order: run.order,
         specSha256: payload.specSha256,
         taskFiles: payload.taskFiles,
-        ...versionsToCheck(payload, run.arm),
+        ...versionsToCheck(experiment, payload, run.arm),
         agent,
         agentVersion: version,
         signal: context.signal,
@@ -123,9 +123,11 @@ export function taskRunCases(experimentModule: Record<string, unknown>, payload:
   })
 }
 
-/** The recorded versions this run is checked against (`recordedVersionsFor`), as `RunContext` takes them. */
-function versionsToCheck(payload: TaskModulePayload, arm: string): { recordedVersions?: Partial<Versions> } {
-  const recorded = recordedVersionsFor(payload.recordedVersions, arm, payload.recordedTestRunner)
+/** The recorded versions this run is checked against (`recordedVersionsFor`, across arms), as `RunContext` takes them. */
+function versionsToCheck(experiment: LoadedExperiment, payload: TaskModulePayload, arm: string): { recordedVersions?: Partial<Versions> } {
+  const agentSpec = JSON.stringify(armAgentSpec(experiment, arm))
+  const sameAgent = Object.keys(experiment.spec.arms).filter((other) => JSON.stringify(armAgentSpec(experiment, other)) === agentSpec)
+  const recorded = recordedVersionsFor(payload.recordedVersions, arm, payload.recordedTestRunner, sameAgent)
   return recorded === undefined ? {} : { recordedVersions: recorded }
 }
 

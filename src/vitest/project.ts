@@ -1,6 +1,7 @@
 import path from 'node:path'
 import type { TestProjectInlineConfiguration } from 'vitest/config'
 import { loadExperiment } from '../experiment/load.ts'
+import { unsupportedNodeMessage } from '../version.ts'
 import { listTaskDirs } from '../tasks/load.ts'
 import { PROVIDE_KEY, type ExperimentProvide } from './meta.ts'
 import { caseTimeoutMs, taskOutcomePlugin } from './plugin.ts'
@@ -22,6 +23,12 @@ export interface ExperimentProjectOptions {
  * `npx vitest run --project pilot`.
  */
 export async function experimentProject(file: string, options: ExperimentProjectOptions = {}): Promise<TestProjectInlineConfiguration> {
+  // Before anything else: on an unsupported Node the experiment would start and fail part-way.
+  const unsupported = unsupportedNodeMessage()
+  if (unsupported !== null) {
+    process.stderr.write(`${unsupported}\n`)
+    process.exit(1)
+  }
   const experiment = await loadExperiment({ file, ...options })
   const { spec } = experiment
   const dirs = await listTaskDirs(experiment.tasksDir).catch(() => [] as string[])

@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto'
-import { lstat, mkdir, readdir, readFile, readlink, rm, writeFile } from 'node:fs/promises'
+import { lstat, readdir, readFile, readlink, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import { execa } from 'execa'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { GitFixMetadataSchema } from '../../src/tasks/metadata.ts'
 import { PREPARE_COMMANDS } from '../../src/workspace/lockfiles.ts'
-import { createExperimentFixture, repoRoot, type ExperimentFixture } from '../helpers/experiment-fixture.ts'
+import { createExperimentFixture, type ExperimentFixture } from '../helpers/experiment-fixture.ts'
 import { fillPackageManagerCaches, type PackageManagerCaches } from '../helpers/package-manager-caches.ts'
+import { cli, KEBAB_V1, KEBAB_V2, kebabCode, kebabHistory, VITEST_COMMAND, writeKebabPrompts } from '../helpers/kebab-repository.ts'
 import { buildRepo } from '../helpers/throwaway.ts'
 import { pinnedVitestVersion } from '../helpers/vitest-lockfile.ts'
 
@@ -17,23 +17,6 @@ import { pinnedVitestVersion } from '../helpers/vitest-lockfile.ts'
 // --jobs 4 and --jobs 1 to the same task set, validate passes, and a `command` agent's runs are judged and recorded
 // with the test runner; afterwards every prepared folder is byte for byte what its manifest says, and no command said
 // it was not.
-
-const VITEST_COMMAND = 'node_modules/.bin/vitest run --reporter=junit --outputFile={junit} {tests}'
-const cli = (args: readonly string[]) => execa(process.execPath, ['bin/task-outcome.js', ...args], { cwd: repoRoot, reject: false, all: true })
-
-const code = (body: string) => `export function kebab(text) {\n  return ${body}\n}\n`
-const V0 = "text.toLowerCase().replace(/ /g, '-')"
-const V1 = "text.toLowerCase().replace(/[^a-z0-9]+/g, '-')"
-const V2 = "text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '')"
-const tests = (cases: ReadonlyArray<readonly [string, string]>) =>
-  `import { describe, expect, it } from 'vitest'\nimport { kebab } from '../src/kebab.js'\n\ndescribe('kebab', () => {\n` +
-  cases
-    .map(([input, output]) => `  it(${JSON.stringify(`turns ${input} into ${output}`)}, () => expect(kebab(${JSON.stringify(input)})).toBe(${JSON.stringify(output)}))\n`)
-    .join('') +
-  '})\n'
-const BASE = [['Two Words', 'two-words']] as const
-const FIRST = [...BASE, ['Hello, World', 'hello-world']] as const
-const SECOND = [...FIRST, ['Hello!', 'hello']] as const
 
 let scratch: string
 let caches: PackageManagerCaches
@@ -97,17 +80,7 @@ for (const { manager, lockfiles, prepare, inputs } of repositories) {
     const outputs: string[] = []
 
     beforeAll(async () => {
-      repo = await buildRepo(
-        [
-          {
-            subject: 'Initial URL fragments',
-            files: { 'package.json': caches.packageJson, ...lockfiles(), '.gitignore': 'node_modules/\n', 'src/kebab.js': code(V0), 'test/kebab.test.js': tests(BASE) },
-          },
-          { subject: 'fix: punctuation left in URL fragments', files: { 'src/kebab.js': code(V1), 'test/kebab.test.js': tests(FIRST) } },
-          { subject: 'fix: a dash left at the end', files: { 'src/kebab.js': code(V2), 'test/kebab.test.js': tests(SECOND) } },
-        ],
-        'pm-repo-',
-      )
+      repo = await buildRepo(kebabHistory({ 'package.json': caches.packageJson, ...lockfiles() }), 'pm-repo-')
       fixture = await createExperimentFixture([])
     }, 60_000)
 
@@ -137,9 +110,7 @@ for (const { manager, lockfiles, prepare, inputs } of repositories) {
     }, 300_000)
 
     it("select with --jobs 4 writes the same task set as with --jobs 1, each task naming its lockfile's recipe", async () => {
-      await mkdir(path.join(fixture.setDir, 'prompts'), { recursive: true })
-      await writeFile(path.join(fixture.setDir, 'prompts', `${repo.commits[1]!.slice(0, 12)}.md`), 'A title with a comma gives a URL fragment with the comma still in it.\n')
-      await writeFile(path.join(fixture.setDir, 'prompts', `${repo.commits[2]!.slice(0, 12)}.md`), 'A title ending in "!" gives a URL fragment ending in a dash.\n')
+      await writeKebabPrompts(fixture.setDir, repo.commits)
       const sets: Record<string, string>[] = []
       for (const [jobs, out] of [
         ['4', path.join(fixture.root, 'tasks', 'four')],
@@ -185,8 +156,8 @@ for (const { manager, lockfiles, prepare, inputs } of repositories) {
     it('runs a command agent that makes the fix, judged with the prepared Vitest and recorded with its version', async () => {
       const [folder] = (await readdir(fixture.setDir)).filter((name) => /^\d{3}-/.test(name)).sort()
       const metadata = GitFixMetadataSchema.parse(JSON.parse(await readFile(path.join(fixture.setDir, folder!, 'metadata.json'), 'utf8')))
-      const fixed = metadata.fix === repo.commits[1] ? V1 : V2
-      await fixture.writeScript('fix.sh', [`cat > src/kebab.js <<'EOF'\n${code(fixed)}EOF`, 'echo \'{"status":"completed","costUsd":0.01}\''].join('\n'))
+      const fixed = metadata.fix === repo.commits[1] ? KEBAB_V1 : KEBAB_V2
+      await fixture.writeScript('fix.sh', [`cat > src/kebab.js <<'EOF'\n${kebabCode(fixed)}EOF`, 'echo \'{"status":"completed","costUsd":0.01}\''].join('\n'))
       await fixture.writeExperiment({
         name: 'fixture',
         agent: { kind: 'command', bin: './fix.sh' },

@@ -1,4 +1,5 @@
-import { readdir, readFile, rm, writeFile, mkdir } from 'node:fs/promises'
+import { existsSync } from 'node:fs'
+import { readdir, readFile, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { execa } from 'execa'
@@ -12,6 +13,7 @@ import { GitFixMetadataSchema } from '../../src/tasks/metadata.ts'
 import { dependencyContentMatches, taskDependencies } from '../../src/workspace/dependencies.ts'
 import { templateRoot } from '../../src/workspace/template.ts'
 import { createExperimentFixture, repoRoot, type ExperimentFixture } from '../helpers/experiment-fixture.ts'
+import { writeKebabPrompts } from '../helpers/kebab-repository.ts'
 import { buildRepo } from '../helpers/throwaway.ts'
 import { pinnedVitestVersion, vitestProjectFiles } from '../helpers/vitest-lockfile.ts'
 
@@ -70,6 +72,7 @@ beforeAll(async () => {
     'vitest-repo-',
   )
   fixture = await createExperimentFixture([], {
+    stage: 'pilot',
     agent: { kind: 'claude-code', model: 'claude-sonnet-4-5', options: { scriptedModel: true } },
     arms: { baseline: {}, again: {} },
     control: 'baseline',
@@ -96,9 +99,7 @@ beforeAll(async () => {
   ])
   harvestOutput = harvest.all
   expect(harvest.exitCode, harvest.all).toBe(0)
-  await mkdir(path.join(fixture.setDir, 'prompts'), { recursive: true })
-  await writeFile(path.join(fixture.setDir, 'prompts', `${repo.commits[1]!.slice(0, 12)}.md`), 'A title with a comma gives a URL fragment with the comma still in it.\n')
-  await writeFile(path.join(fixture.setDir, 'prompts', `${repo.commits[2]!.slice(0, 12)}.md`), 'A title ending in "!" gives a URL fragment ending in a dash.\n')
+  await writeKebabPrompts(fixture.setDir, repo.commits)
   const select = await cli(['select', '--candidates', path.join(fixture.setDir, 'candidates.json'), '--out', fixture.setDir, '--seed', '1', '--count', '2'])
   selectOutput = select.all
   expect(select.exitCode, select.all).toBe(0)
@@ -154,7 +155,7 @@ describe('a Vitest-based repository, harvested with the README example', () => {
     expect(validateOutput).toMatch(/002-\S+\s+solved\s+unsolved/)
   })
 
-  it('runs the real agent CLI against the scripted model and the oracle, sandboxed without network, recording the test runner', async () => {
+  it('runs the real agent CLI against the scripted model and the oracle, sandboxed without network, recording the test runner and the model as scripted', async () => {
     const result = await fixture.vitest()
     expect(result.exitCode, result.all).toBe(0)
     const runs = await fixture.runs()
@@ -162,7 +163,7 @@ describe('a Vitest-based repository, harvested with the README example', () => {
     for (const run of runs) {
       expect(run, JSON.stringify(run)).toMatchObject({
         outcome: 'solved',
-        versions: { testRunner: `vitest ${pinnedVitestVersion()}`, sandbox: expect.stringMatching(/^bubblewrap /) },
+        versions: { model: 'scripted:claude-sonnet-4-5', testRunner: `vitest ${pinnedVitestVersion()}`, sandbox: expect.stringMatching(/^bubblewrap /) },
       })
       expect(run.oracle).toMatchObject({ failToPass: { passed: 1, total: 1 }, failing: [] })
       expect(run.changedFiles).toEqual(['src/kebab.js'])
@@ -177,6 +178,28 @@ describe('a Vitest-based repository, harvested with the README example', () => {
     expect(await dependencyContentMatches(dependencies!)).toBe(true)
     expect((await readdir(dependencies!.folder)).filter((name) => name.startsWith('.vite'))).toEqual([])
   })
+
+  it('a scripted-model pilot says so in its reports and is published only as a demo entry, never a claim', async () => {
+    const claimsFile = path.join(fixture.root, 'site', 'claims.json')
+    const refused = await cli(['publish', fixture.outDir, '--claims', claimsFile])
+    expect(refused.exitCode).toBe(1)
+    expect(refused.all.trim().split('\n')).toHaveLength(1)
+    expect(refused.all).toMatch(/runs\.jsonl: its runs were made against the scripted model \(versions\.model scripted:…\).*pass --demo/)
+    expect(existsSync(claimsFile)).toBe(false)
+
+    const published = await cli(['publish', fixture.outDir, '--claims', claimsFile, '--demo'])
+    expect(published.exitCode, published.all).toBe(0)
+    const { claims } = JSON.parse(await readFile(claimsFile, 'utf8'))
+    expect(claims).toHaveLength(1)
+    expect(claims[0]).toMatchObject({ stage: 'pilot', demo: true, productClaim: false, label: { tag: 'DEMO' }, versions: { model: ['scripted:claude-sonnet-4-5'] } })
+    const report = JSON.parse(await readFile(path.join(fixture.outDir, 'report.json'), 'utf8'))
+    expect(report.versions.model).toEqual(['scripted:claude-sonnet-4-5'])
+    const html = await readFile(path.join(fixture.outDir, 'report.html'), 'utf8')
+    expect(html).toContain('scripted:claude-sonnet-4-5')
+    expect(html).toMatch(/DEMO.{0,80}The model is scripted/s)
+    // Nowhere is the real model named as the one that ran.
+    expect(html.replaceAll('scripted:claude-sonnet-4-5', '')).not.toContain('claude-sonnet-4-5')
+  }, 120_000)
 
   /** Two arms of one `command` agent over one task folder, one seed each, recorded in `out`. */
   async function writeCommandExperiment(bin: string, folder: string, out: string, extra: Record<string, unknown> = {}): Promise<void> {

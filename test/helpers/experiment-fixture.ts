@@ -50,8 +50,11 @@ export interface ExperimentFixture {
   readonly setDir: string
   readonly experimentFile: string
   readonly outDir: string
-  /** Runs `vitest run` on the fixture's experiment project with extra CLI arguments (its pid is Vitest's main process, in a session of its own). */
-  vitest(args?: readonly string[], options?: { env?: Record<string, string> }): ResultPromise<{ reject: false; all: true }>
+  /**
+   * Runs `vitest run` on the fixture's experiment project with extra CLI arguments (its pid is Vitest's main process, in a
+   * session of its own), with this test's Node or the `node` binary given.
+   */
+  vitest(args?: readonly string[], options?: { env?: Record<string, string>; node?: string }): ResultPromise<{ reject: false; all: true }>
   /** The lines of runs.jsonl, parsed. */
   runs(): Promise<Array<Record<string, unknown>>>
   /** The raw text of runs.jsonl ('' when absent). */
@@ -127,7 +130,7 @@ export async function createExperimentFixture(tasks: readonly FixtureTask[], exp
         .map((line) => JSON.parse(line) as Record<string, unknown>)
     },
     vitest(args = [], options = {}) {
-      return execa(process.execPath, [VITEST_BIN, 'run', '--config', 'test/fixtures/experiment.config.ts', '--project', 'fixture', ...args], {
+      return execa(options.node ?? process.execPath, [VITEST_BIN, 'run', '--config', 'test/fixtures/experiment.config.ts', '--project', 'fixture', ...args], {
         cwd: repoRoot,
         env: { TASK_OUTCOME_EXPERIMENT: experimentFile, TASK_OUTCOME_ROOT: root, NO_COLOR: '1', CI: '1', ...options.env },
         reject: false,

@@ -59,6 +59,19 @@ test("the versions a run is checked against: its arm's, with the task's test run
   expect(recordedVersionsFor(byArm, 'tool', 'pytest 8.3.5')).toEqual({ ...recorded, testRunner: 'pytest 8.3.5' })
   const { testRunner: _runner, ...withoutRunner } = recorded
   expect(recordedVersionsFor(byArm, 'tool', undefined)).toEqual(withoutRunner)
-  expect(recordedVersionsFor(byArm, 'baseline', null)).toEqual({ testRunner: null })
-  expect(recordedVersionsFor(byArm, 'baseline', undefined)).toBeUndefined()
+  expect(recordedVersionsFor({}, 'baseline', null)).toEqual({ testRunner: null })
+  expect(recordedVersionsFor({}, 'baseline', undefined)).toBeUndefined()
+})
+
+test("compared across arms: an arm with no runs yet meets the other arms' harness, Node, sandbox, toolchain, agent and model, never their tool", () => {
+  const byArm = { baseline: recorded }
+  const { tool: _tool, testRunner: _runner, ...shared } = recorded
+  expect(recordedVersionsFor(byArm, 'tool', undefined)).toEqual(shared)
+  // A Node 22 baseline beside a Node 24 tool arm is a mix, named with both values; the tool arm's own tool is not.
+  expect(() => checkVersions(recordedVersionsFor(byArm, 'tool', undefined), { ...recorded, tool: 'lint@1', node: 'v24.1.0' }, where)).toThrow('(node v22.13.0 → v24.1.0)')
+  // An arm whose agent spec differs (another model by design) is compared with the others on everything but the agent and the model.
+  const { agent: _agent, model: _model, ...experimentWide } = shared
+  expect(recordedVersionsFor(byArm, 'opus', undefined, ['opus'])).toEqual(experimentWide)
+  // The arm's own runs come first.
+  expect(recordedVersionsFor({ baseline: recorded, tool: { ...recorded, tool: 'lint@1' } }, 'tool', undefined)).toEqual({ ...shared, tool: 'lint@1' })
 })

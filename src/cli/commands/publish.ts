@@ -5,6 +5,7 @@ import { publishExperiment } from '../publish/publish.ts'
 interface PublishCliOptions {
   claims: string
   archive?: string
+  demo?: boolean
 }
 
 /** `task-outcome publish <output folder>`: the claim's entry in claims.json and the transcript archive. */
@@ -24,6 +25,7 @@ export function registerPublish(program: Command): void {
     .argument('<output>', "the experiment's output folder (e.g. bench/task_outcome/pilot)")
     .option('--claims <file>', 'the claims file to add the entry to', 'site/claims.json')
     .option('--archive <file>', 'where the transcript archive goes (default: <output>/artifacts/transcripts.tar.gz, git-ignored)')
+    .option('--demo', 'publish runs made against the scripted model as a demo entry (refused without it)')
     .addHelpText('after', '\nExample:\n  npx task-outcome publish bench/task_outcome/pilot --claims site/claims.json --archive pilot-transcripts.tar.gz\n')
     .action(async (output: string, options: PublishCliOptions) => {
       const root = process.cwd()
@@ -35,6 +37,7 @@ export function registerPublish(program: Command): void {
         archiveFile,
         root,
         date: new Date().toISOString().slice(0, 10),
+        ...(options.demo === true ? { demo: true } : {}),
       })
       const { entry } = result
       process.stdout.write(

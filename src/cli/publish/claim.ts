@@ -3,6 +3,7 @@ import { stageLabel } from '../../analysis/labels.ts'
 import type { AnalysisReport } from '../../analysis/report.ts'
 import type { ChangeLogEntry } from '../../experiment/schema.ts'
 import type { RecordedRun } from '../../runs/record.ts'
+import { isScriptedModel } from '../../runs/versions.ts'
 
 /**
  * One entry of `claims.json`: what a published result says and everything a
@@ -21,6 +22,8 @@ export interface ClaimEntry {
   readonly label: { readonly tag: string; readonly text: string }
   /** True only for a confirmatory run: every other stage is never quoted as a product claim. */
   readonly productClaim: boolean
+  /** Present when the runs were made against the scripted model (`versions.model` `scripted:…`, published with `--demo`): a demonstration, never a claim. */
+  readonly demo?: true
   /** The pre-registered claim (one per compared arm, joined by "; "). */
   readonly claim: string
   /** The decision rule's verdict: `supported` or `not supported` (publish refuses data without one). */
@@ -91,9 +94,10 @@ export interface ClaimContext {
   readonly date: string
 }
 
-/** The claims.json entry of a complete analysis. */
+/** The claims.json entry of a complete analysis. Runs against the scripted model give a demo entry, whatever stage the spec names. */
 export function claimEntry(report: AnalysisReport, context: ClaimContext): ClaimEntry {
   const stage = report.stage ?? null
+  const scripted = context.analysed.some((record) => isScriptedModel(record.versions?.model))
   const comparisons = report.comparisons.map((comparison) => ({
     treatment: comparison.treatment,
     control: comparison.control,
@@ -109,8 +113,9 @@ export function claimEntry(report: AnalysisReport, context: ClaimContext): Claim
     experiment: report.experiment,
     specSha256: context.specSha256,
     stage: stage ?? 'unknown',
-    label: claimLabel(stage),
-    productClaim: stage === 'confirmatory',
+    label: scripted ? claimLabel('demo') : claimLabel(stage),
+    productClaim: stage === 'confirmatory' && !scripted,
+    ...(scripted ? { demo: true as const } : {}),
     claim: comparisons.map((comparison) => comparison.claim).join('; '),
     verdict: report.decision.verdict,
     comparisons,

@@ -8,6 +8,7 @@ import { createTranscriptArchive } from '../../runs/archive/create.ts'
 import { readRecordedSpec, specFilePath } from '../../runs/prepare.ts'
 import { readRuns, runsFilePath } from '../../runs/store.ts'
 import { checkTranscripts, sha256Hex } from '../../runs/transcripts.ts'
+import { isScriptedModel } from '../../runs/versions.ts'
 import { loadAnalysisInput, resolveInput } from '../commands/analysis-input.ts'
 import { claimEntry, type ClaimEntry } from './claim.ts'
 import { readClaims, upsertClaim, writeClaims } from './claims-file.ts'
@@ -24,6 +25,8 @@ export interface PublishRequest {
   readonly root: string
   /** The publication day (UTC, `YYYY-MM-DD`). */
   readonly date: string
+  /** Runs against the scripted model are published only as a demo entry, when asked. */
+  readonly demo?: boolean
 }
 
 /** What `publish` did. */
@@ -87,6 +90,13 @@ export async function publishExperiment(request: PublishRequest): Promise<Publis
           .slice(0, LISTED)
           .map((problem) => problem.message)
           .join('; ')}${problems.length > LISTED ? '; …' : ''}.`,
+    )
+  }
+  const scripted = input.records.some((record) => isScriptedModel(record.versions?.model))
+  if (scripted && request.demo !== true) {
+    throw new DataError(
+      `${shown(root, runsFile)}: its runs were made against the scripted model (versions.model scripted:…), so its numbers demonstrate the harness and are no claim; ` +
+        'pass --demo to publish it as a demo entry.',
     )
   }
   const archive = await createTranscriptArchive({ experiment: report.experiment, outDir, runsBytes, records: all, archiveFile: request.archiveFile })
