@@ -6,7 +6,7 @@ import type { ScriptedModelOptions } from '../scripted-model/options.ts'
 import { AppendOnlyTail, type TailedFiles } from './append-only-tail.ts'
 import { meteredUsage } from './metering.ts'
 import { priceSession, sumTokens, type PriceKey } from './pricing/price.ts'
-import { startScriptedRun } from './scripted-run.ts'
+import { startScriptedRun, writeScriptedCount } from './scripted-run.ts'
 import { TranscriptWriter } from './transcript.ts'
 import type { Agent, AgentContext, AgentRunRequest, AgentRunResult, AgentStop } from './types.ts'
 import type { Tokens } from './usage.ts'
@@ -212,6 +212,7 @@ export abstract class CliAgent<Options extends object, Context = undefined> impl
       }
     } finally {
       await gateway?.close()
+      if (scripted !== undefined) await writeScriptedCount(scripted, request.transcriptPath).catch(() => undefined)
       await scripted?.close()
     }
   }

@@ -1,8 +1,11 @@
+import { writeFile } from 'node:fs/promises'
+import path from 'node:path'
 import { z } from 'zod'
 import { ScriptedModelOptionsSchema, type ScriptedModelOptions } from '../scripted-model/options.ts'
 import { startScriptedModel, type ScriptedModelServer } from '../scripted-model/index.ts'
 import { learnScriptedTask } from '../scripted-model/task-knowledge.ts'
 import type { AgentRunRequest } from './types.ts'
+import type { Tokens } from './usage.ts'
 
 /**
  * `options.scriptedModel` for the agents that drive a real CLI against a
@@ -15,6 +18,32 @@ export const ScriptedModelOptionSchema = z.union([z.literal(true).transform(() =
 
 /** The API key the CLIs are given for the scripted model server (any value passes; the server checks none). */
 export const SCRIPTED_MODEL_KEY = 'scripted-model-key'
+
+/**
+ * The scripted model server's own count of a run, written beside the
+ * transcript when the run ends (`writeScriptedCount`): how many model requests
+ * it answered and the tokens it billed. A demo run's `metered` is checked
+ * against it (the gateway's count must be the server's).
+ */
+export const SCRIPTED_COUNT_FILE = 'scripted-model-count.json'
+
+/** What `SCRIPTED_COUNT_FILE` holds. */
+export interface ScriptedCount {
+  /** Model requests answered (not health checks or token counts). */
+  readonly modelRequests: number
+  /** The tokens the server billed, in the record's terms. */
+  readonly tokens: Tokens
+}
+
+/** Writes the server's own count of the run into the transcript's folder. */
+export async function writeScriptedCount(server: ScriptedModelServer, transcriptPath: string): Promise<void> {
+  const { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens } = server.usage
+  const count: ScriptedCount = {
+    modelRequests: server.requests.filter((served) => served.route === 'model').length,
+    tokens: { input: inputTokens, output: outputTokens, cacheRead: cacheReadTokens, cacheWrite: cacheWriteTokens },
+  }
+  await writeFile(path.join(path.dirname(transcriptPath), SCRIPTED_COUNT_FILE), `${JSON.stringify(count, null, 2)}\n`)
+}
 
 /** Starts the run's scripted model server (speaking every protocol it knows). Close it when the run ends. */
 export async function startScriptedRun(request: AgentRunRequest, scripted: ScriptedModelOptions): Promise<ScriptedModelServer> {
