@@ -1,5 +1,6 @@
 import { defineConfig } from 'vitest/config'
 import { experimentProject } from './src/vitest/project.ts'
+import { unitProject } from './test/setup/unit-project.ts'
 
 // Each experiment is a Vitest project: `npx vitest run --project <name>`.
 // `unit` is the project's own test suite (`npm test`). No `reporters` here:
@@ -8,18 +9,7 @@ import { experimentProject } from './src/vitest/project.ts'
 export default defineConfig(async () => ({
   test: {
     projects: [
-      {
-        test: {
-          name: 'unit',
-          include: ['test/**/*.test.ts'],
-          pool: 'forks',
-          testTimeout: 120_000,
-          hookTimeout: 120_000,
-          // A template cache and workspace root per test file, fresh each run (test/setup/).
-          globalSetup: ['test/setup/suite-root.ts'],
-          setupFiles: ['test/setup/file-caches.ts'],
-        },
-      },
+      unitProject,
       await experimentProject('tasks/examples/experiment.ts'),
       await experimentProject('tasks/demo/experiment.ts'),
       await experimentProject('tasks/skills-demo/experiment.ts'),

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, test } from 'vitest'
 import type { AgentRunResult } from '../../src/agents/types.ts'
 import { HarnessFailure } from '../../src/errors.ts'
-import { checkReportedNumbers } from '../../src/runs/plausibility.ts'
+import { BUDGET_OVERSHOOT_FACTOR, checkReportedNumbers, MIN_MODEL_CALL_USD } from '../../src/runs/plausibility.ts'
 import { createExperimentFixture, simpleTasks, type ExperimentFixture } from '../helpers/experiment-fixture.ts'
 
 function result(overrides: Partial<AgentRunResult>): AgentRunResult {
@@ -49,6 +49,12 @@ describe('the numbers an agent reports', () => {
     expect(error?.reason).toBe('implausible-result')
     expect(error?.retryable).toBe(false)
     expect(error?.message).toMatch(message)
+  })
+
+  test('the bounds themselves pass: a nano-dollar exactly, and the ceiling (twice the cap plus a cent) exactly; a cent over it fails', () => {
+    expect(failure({ costUsd: MIN_MODEL_CALL_USD })).toBeUndefined()
+    expect(failure({ costUsd: 2 * BUDGET_OVERSHOOT_FACTOR + 0.01 }, 2)).toBeUndefined()
+    expect(failure({ costUsd: 2 * BUDGET_OVERSHOOT_FACTOR + 0.02 }, 2)?.message).toMatch(/above the budget cap of \$2 .*at most \$4\.01/)
   })
 
   test('an agent stopped by its budget cap at $0 is an implausible-result harness failure', () => {

@@ -17,10 +17,13 @@ describe('the test runner a record names', () => {
     expect(await testRunnerVersion(gitFix('node --test --test-reporter=junit --test-reporter-destination={junit} {tests}'), null, toolchain)).toBe(`node:test ${process.version}`)
   })
 
-  it.skipIf(python === null)("is pytest's own version for python -m pytest", async () => {
-    const toolchain = await resolveOracleToolchain(process.env.PATH, [])
-    expect(await testRunnerVersion(gitFix(`${python} -m pytest --junitxml={junit} {tests}`), null, toolchain)).toMatch(/^pytest \d+\.\d+/)
-  })
+  it.skipIf(python === null)(
+    `is pytest's own version for python -m pytest${python === null ? ' — SKIPPED: no python3 with pytest (apt-get install python3-pytest)' : ''}`,
+    async () => {
+      const toolchain = await resolveOracleToolchain(process.env.PATH, [])
+      expect(await testRunnerVersion(gitFix(`${python} -m pytest --junitxml={junit} {tests}`), null, toolchain)).toMatch(/^pytest \d+\.\d+/)
+    },
+  )
 
   it('is null for a command it cannot name and for a folder task', async () => {
     const toolchain = await resolveOracleToolchain(process.env.PATH, [])

@@ -5,21 +5,12 @@ import os from 'node:os'
 import path from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { createExperimentFixture, simpleTasks, type ExperimentFixture } from '../helpers/experiment-fixture.ts'
+import { waitFor } from '../helpers/wait-for.ts'
 
 // Real Vitest processes running a real `command` agent (a bash script) that starts a
 // long-lived child and a daemon that leaves the process tree (a subshell's `setsid`),
 // then Vitest's main process is killed. Processes are found by a tag only this test
 // puts in their environment, and by Vitest's session (it is started as a session leader).
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
-async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('timed out waiting')
-    await sleep(50)
-  }
-}
 
 interface Proc {
   pid: number
@@ -85,21 +76,22 @@ describe('no process outlives the Vitest process that started it', () => {
     ['in the sandbox', {}],
     ["with sandbox: 'none' (the watchdog alone)", { sandbox: 'none' }],
   ] as const) {
-    test(`${label}: after SIGKILL of Vitest mid-run, no process of the run is alive a second later, and its workspace folder is gone`, async () => {
+    test(`${label}: after SIGKILL of Vitest mid-run, no process of the run is left alive, and its workspace folder is gone (polled to a generous deadline)`, async () => {
       const { fixture, tag, workDir } = await lingeringAgentFixture(sandbox)
       const run = fixture.vitest([], { env: { TEST_TAG: tag, TASK_OUTCOME_WORKDIR: workDir } })
       const vitestPid = run.pid!
       // Two agents under way, each with its child and its daemon.
-      await waitFor(() => tagged(tag).length >= 6, 90_000)
+      await waitFor(() => tagged(tag).length >= 6, 'two agents, each with its child and its daemon', 90_000)
       // Vitest's main process and its two workers, in the session Vitest leads.
       expect(processes().filter((proc) => !proc.zombie && proc.session === vitestPid).length).toBeGreaterThanOrEqual(3)
       expect(readdirSync(workDir).filter((entry) => entry.startsWith(`vitest-${vitestPid}-`))).toHaveLength(1)
 
       process.kill(vitestPid, 'SIGKILL')
       await run
-      await sleep(1000)
+      const leftovers = () => readdirSync(workDir).filter((entry) => entry.startsWith(`vitest-${vitestPid}-`))
+      await waitFor(() => liveProcessesOf(vitestPid, tag).length === 0 && leftovers().length === 0, 'the run’s processes and workspace folder to be gone', 20_000).catch(() => {})
       expect(liveProcessesOf(vitestPid, tag)).toEqual([])
-      expect(readdirSync(workDir).filter((entry) => entry.startsWith(`vitest-${vitestPid}-`))).toEqual([])
+      expect(leftovers()).toEqual([])
     })
   }
 
@@ -107,7 +99,7 @@ describe('no process outlives the Vitest process that started it', () => {
     const fixture = await createExperimentFixture(simpleTasks(3, 0.3), { seeds: 2 })
     const workDir = await mkdtemp(path.join(os.tmpdir(), 'task-outcome-work-'))
     const run = fixture.vitest([], { env: { TASK_OUTCOME_WORKDIR: workDir } })
-    await waitFor(async () => (await fixture.runs()).length >= 2, 60_000)
+    await waitFor(async () => (await fixture.runs()).length >= 2, 'two recorded runs', 60_000)
     process.kill(run.pid!, 'SIGINT')
     const result = await run
     const recorded = (await fixture.runs()).length
@@ -115,8 +107,9 @@ describe('no process outlives the Vitest process that started it', () => {
     expect(recorded).toBeLessThan(12)
     expect(result.all).toMatch(new RegExp(`task-outcome · fixture: interrupted\\. \\d+ run\\(s\\) recorded in this invocation, ${recorded} of 12 planned recorded in all`))
     expect(result.all).toContain('Resume with: npx vitest run --project fixture')
-    await sleep(1000)
-    expect(processes().filter((proc) => !proc.zombie && proc.session === run.pid)).toEqual([])
+    const session = () => processes().filter((proc) => !proc.zombie && proc.session === run.pid)
+    await waitFor(() => session().length === 0 && readdirSync(workDir).length === 0, 'the session’s processes and the workspace folders to be gone', 20_000).catch(() => {})
+    expect(session()).toEqual([])
     expect(readdirSync(workDir)).toEqual([])
   })
 

@@ -4,16 +4,9 @@ import os from 'node:os'
 import path from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { createExperimentFixture, simpleTasks } from '../helpers/experiment-fixture.ts'
+import { waitFor } from '../helpers/wait-for.ts'
 
 // Real Vitest shard processes (`--shard=i/n --reporter=blob`), one of them killed with SIGKILL.
-
-async function waitFor(condition: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('timed out waiting')
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
 
 const lines = async (file: string) => (existsSync(file) ? (await readFile(file, 'utf8')).split('\n').filter((line) => line !== '') : [])
 const parsed = async (file: string) => (await lines(file)).map((line) => JSON.parse(line) as Record<string, unknown>)
@@ -42,7 +35,7 @@ describe('a shard records as it runs', () => {
     const blob = (index: number) => ['--reporter=blob', `--outputFile=${path.join(blobs, `blob-${index}-2.json`)}`]
 
     const killed = sharded.vitest(['--shard=1/2', ...blob(1)])
-    await waitFor(async () => (await lines(shardFile)).length >= 2, 60_000)
+    await waitFor(async () => (await lines(shardFile)).length >= 2, 'two records in the shard file', 60_000)
     process.kill(killed.pid!, 'SIGKILL')
     await killed
     const kept = await lines(shardFile)

@@ -1,19 +1,12 @@
 import { describe, expect, test } from 'vitest'
 import { createExperimentFixture, simpleTasks } from '../helpers/experiment-fixture.ts'
-
-async function waitFor(condition: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('timed out waiting')
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
+import { waitFor } from '../helpers/wait-for.ts'
 
 describe('an experiment killed mid-run', () => {
   test('loses and duplicates nothing, and the next run makes only the unrecorded runs', async () => {
     const fixture = await createExperimentFixture(simpleTasks(3, 0.4))
     const first = fixture.vitest()
-    await waitFor(async () => (await fixture.runs()).length >= 3, 60_000)
+    await waitFor(async () => (await fixture.runs()).length >= 3, 'three recorded runs', 60_000)
     process.kill(-first.pid!, 'SIGKILL')
     await first
     const survived = await fixture.runsText()

@@ -6,6 +6,7 @@ import { execa } from 'execa'
 import { parse } from 'yaml'
 import { describe, expect, test } from 'vitest'
 import { createExperimentFixture, repoRoot, simpleTasks, type ExperimentFixture } from '../helpers/experiment-fixture.ts'
+import { waitFor } from '../helpers/wait-for.ts'
 
 // docs/ci/github-actions.yml, simulated: its shard steps run as parallel local processes in one
 // checkout (GitHub checks every job out at the same path, and blob reports name files by their
@@ -85,14 +86,6 @@ async function upload(machine: string, paths: string, env: Record<string, string
   }
 }
 
-async function waitFor(condition: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting')
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
-
 const measured = (run: Record<string, unknown>) => ({
   task: run.task,
   arm: run.arm,
@@ -153,7 +146,7 @@ describe('docs/ci/github-actions.yml', () => {
         expect(resume.exitCode, resume.all).toBe(0)
         const run = runStep('run-shard', shardEnvOf(shard))
         if (shard !== 1) return run
-        await waitFor(() => existsSync(firstShardFile) && readFileSync(firstShardFile, 'utf8').split('\n').length > 1, 90_000)
+        await waitFor(() => existsSync(firstShardFile) && readFileSync(firstShardFile, 'utf8').split('\n').length > 1, 'a record in the first shard', 90_000)
         process.kill(-run.pid!, 'SIGKILL')
         await run
         return undefined

@@ -10,6 +10,7 @@ import { AgentSpecSchema } from '../../../src/experiment/schema.ts'
 import { GREET_AFTER, GREET_TASK, processesOf, runRequest, taskWithSolution } from '../../helpers/scripted-session.ts'
 import { failureOf } from '../../helpers/harness-failure.ts'
 import { ScriptedSessionFixture } from '../../helpers/scripted-session-fixture.ts'
+import { waitFor } from '../../helpers/wait-for.ts'
 
 // The real Codex CLI (@openai/codex 0.171.0, its native binary) runs whole sessions against
 // the project's scripted model server on 127.0.0.1 speaking the OpenAI Responses API. Codex's
@@ -139,9 +140,9 @@ describe('codex against the scripted model server', () => {
 
 describe('codex at the harness timeout', () => {
   it('a session still working when the clock runs out stops as a timeout, and nothing of it is left alive', async () => {
-    const server = await start(3, [], 800)
-    // Six answers 800 ms apart cannot all come within 3.5 s; the first comes well within it.
-    const result = await agent(server.url).run(runRequest(session.folders, { timeoutMs: 3500, env: { [KEY]: 'test-key' } }))
+    const server = await start(3, [], 2500)
+    // Six answers 2.5 s apart cannot all come within 10 s; the first comes within it even when the CLI starts slowly on a loaded machine.
+    const result = await agent(server.url).run(runRequest(session.folders, { timeoutMs: 10_000, env: { [KEY]: 'test-key' } }))
     expect(result.stop).toBe('timeout')
     expect(result.turns).toBeGreaterThan(0)
     expect(processesOf(session.folders.root)).toEqual([])
@@ -152,7 +153,7 @@ describe('processesOf', () => {
   it('finds a live process working in the run folder (so the checks above can fail)', async () => {
     const { execa } = await import('execa')
     const child = execa('sleep', ['30'], { cwd: session.folders.workspace, reject: false })
-    await new Promise((resolve) => setTimeout(resolve, 100))
+    await waitFor(() => processesOf(session.folders.root).includes(child.pid!), 'the sleep to be found in the run folder').catch(() => {})
     expect(processesOf(session.folders.root)).toContain(child.pid)
     child.kill('SIGKILL')
     await child

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process'
 import { expect, test } from 'vitest'
 import { terminate } from '../../../../src/sandbox/process/terminate/index.ts'
 import { processGroupAlive } from '../../../../src/sandbox/process/tree.ts'
+import { waitFor } from '../../../helpers/wait-for.ts'
 
 // The composed policy on a real process group (started here with node:child_process, apart from the runner).
 
@@ -14,7 +15,7 @@ function group(): number {
 test('past the limit the whole tree is killed and the termination says it timed out', async () => {
   const pgid = group()
   const termination = terminate(pgid, 'no-tag', { timeoutMs: 100, killGraceMs: 200 })
-  await new Promise((resolve) => setTimeout(resolve, 150))
+  await waitFor(() => termination.timedOut, 'the limit to pass')
   await termination.kill()
   expect(termination.timedOut).toBe(true)
   expect(termination.aborted).toBe(false)

@@ -1,12 +1,14 @@
 import { expect, test } from 'vitest'
 import { armTimeout } from '../../../../src/sandbox/process/terminate/timeout.ts'
+import { waitFor } from '../../../helpers/wait-for.ts'
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 test('fires once the limit has passed', async () => {
   let fired = 0
   armTimeout(50, () => fired++)
-  await sleep(150)
+  await waitFor(() => fired > 0, 'the timeout to fire')
+  await sleep(100)
   expect(fired).toBe(1)
 })
 

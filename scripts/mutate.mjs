@@ -1,0 +1,42 @@
+#!/usr/bin/env node
+// `npm run mutate [-- <stryker options>]`: runs Stryker (stryker.config.mjs), then reads its JSON report and
+// prints each mutated file's mutation score, failing when one is under the floor (85%). A surviving mutant
+// either gets a test or a line in docs/testing.md saying why it is equivalent.
+import { spawnSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import path from 'node:path'
+
+const FLOOR = 85
+const REPORT = 'reports/mutation/mutation.json'
+const root = path.resolve(import.meta.dirname, '..')
+const stryker = path.join(root, 'node_modules', '@stryker-mutator', 'core', 'bin', 'stryker.js')
+
+const run = spawnSync(process.execPath, [stryker, 'run', ...process.argv.slice(2)], { cwd: root, stdio: 'inherit' })
+if (run.status !== 0) process.exit(run.status ?? 1)
+
+/** Killed, timed out and (with ignoreStatic) uncovered-but-static count as Stryker counts them: detected over valid. */
+function score(mutants) {
+  const counted = mutants.filter((m) => !['CompileError', 'RuntimeError', 'Ignored', 'Pending'].includes(m.status))
+  const detected = counted.filter((m) => m.status === 'Killed' || m.status === 'Timeout')
+  return { detected: detected.length, valid: counted.length, percent: counted.length === 0 ? 100 : (100 * detected.length) / counted.length }
+}
+
+const report = JSON.parse(readFileSync(path.join(root, REPORT), 'utf8'))
+const rows = Object.entries(report.files).map(([file, entry]) => ({
+  file,
+  ...score(entry.mutants),
+  survivors: entry.mutants.filter((m) => m.status === 'Survived' || m.status === 'NoCoverage'),
+}))
+const under = rows.filter((row) => row.percent < FLOOR)
+console.log(`\nmutation score per file (floor ${FLOOR}%; ${REPORT}, reports/mutation/mutation.html):`)
+for (const row of rows) console.log(`${row.percent < FLOOR ? 'UNDER' : 'ok   '} ${row.percent.toFixed(1).padStart(5)}%  ${row.detected}/${row.valid}  ${row.file}`)
+for (const row of under) {
+  for (const m of row.survivors)
+    console.log(
+      `  ${row.file}:${m.location.start.line}: ${m.mutatorName} ${m.status.toLowerCase()}${m.replacement === undefined ? '' : `: ${JSON.stringify(m.replacement).slice(0, 80)}`}`,
+    )
+}
+if (under.length > 0) {
+  console.error(`${under.length} file(s) under ${FLOOR}%: give each surviving mutant a test, or a line in docs/testing.md saying why it is equivalent.`)
+  process.exit(1)
+}
