@@ -31,7 +31,7 @@ test('Node below 22.13, and 23, are refused in one line naming the version and t
 
 // Skipped where the machine has no Node below the supported range at /usr/bin/node (there is nothing old to run).
 test.skipIf(oldNodeVersion === null)(
-  'on an old Node the CLI and an experiment project stop with that one line, before anything runs',
+  `on an old Node the CLI and an experiment project stop with that one line, before anything runs${oldNodeVersion === null ? ' — SKIPPED: no Node below the supported range at /usr/bin/node' : ''}`,
   async () => {
     const cli = await execa(OLD_NODE, ['bin/task-outcome.js', 'harvest', '--help'], { cwd: repoRoot, reject: false, all: true })
     expect(cli.exitCode).toBe(1)

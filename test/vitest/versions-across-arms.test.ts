@@ -14,7 +14,7 @@ const otherNode = (existsSync(NODE_CACHE) ? readdirSync(NODE_CACHE) : [])
   .find(({ version, bin }) => version !== process.version && unsupportedNodeMessage(version) === null && existsSync(bin) && execaSync(bin, ['--version']).stdout === version)
 
 test.skipIf(otherNode === undefined)(
-  'a tool arm on another Node than the recorded baseline stops before any run, naming both versions',
+  `a tool arm on another Node than the recorded baseline stops before any run, naming both versions${otherNode === undefined ? ` — SKIPPED: no other supported Node in ${NODE_CACHE} (.ci/run installs two)` : ''}`,
   async () => {
     const fixture = await createExperimentFixture(simpleTasks(1), { seeds: 1 })
     const baseline = await fixture.vitest(['-t', 'noop › seed 1'])
