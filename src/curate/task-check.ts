@@ -7,6 +7,7 @@ import type { Agent } from '../agents/types.ts'
 import { TaskOutcomeError } from '../errors.ts'
 import { judge, type OracleOptions } from '../oracle/index.ts'
 import { oracleToolchain } from '../oracle/toolchain.ts'
+import { protectedPaths } from '../oracle/folder-defaults.ts'
 import { probeSandbox, toolchainMounts } from '../sandbox/index.ts'
 import { templateRoot } from '../workspace/template.ts'
 import type { Task } from '../tasks/task.ts'
@@ -26,6 +27,8 @@ export interface TaskCheck {
   readonly valid: boolean
   /** Why the task is invalid, in words, when it is. */
   readonly problem: string | null
+  /** A folder task's protected paths as the oracle restores them (its `protect`, or the default); null for a git-fix task. */
+  readonly protected: readonly string[] | null
 }
 
 /** What the check's oracle runs with: a run's toolchain and, where the machine has one, a run's sandbox. */
@@ -101,7 +104,8 @@ export async function checkTask(task: Task, timeoutMs: number, oracle?: CheckOra
   const gold = await trial(task, new GoldAgent(), timeoutMs, options)
   const noop = await trial(task, new NoopAgent(), timeoutMs, options)
   const problems = [describe(gold, true, 'gold'), describe(noop, false, 'noop')].filter((p): p is string => p !== null)
-  return { task: task.id, gold, noop, valid: problems.length === 0, problem: problems.length === 0 ? null : problems.join('; ') }
+  const protect = task.kind === 'folder' ? await protectedPaths(task, { timeoutMs, scratchDir: os.tmpdir(), ...options }) : null
+  return { task: task.id, gold, noop, valid: problems.length === 0, problem: problems.length === 0 ? null : problems.join('; '), protected: protect }
 }
 
 /**

@@ -1,7 +1,7 @@
-import { readdir } from 'node:fs/promises'
+import { readdir, readFile } from 'node:fs/promises'
 import path from 'node:path'
 import picomatch from 'picomatch/posix.js'
-import { copyEntry, removeInside } from '../workspace/inside.ts'
+import { copyEntry, readFileInside, removeInside } from '../workspace/inside.ts'
 
 /** Every file and symbolic link below `dir`, as `/`-separated paths relative to it (`.git/` left out). */
 async function filesBelow(dir: string): Promise<string[]> {
@@ -33,8 +33,10 @@ export async function restoreProtected(copy: string, startingDir: string, protec
     touched.push(file)
   }
   for (const file of original) {
+    const left = await readFileInside(copy, file)
+    const differs = left === null || !left.equals(await readFile(path.join(startingDir, file)))
     await copyEntry(startingDir, copy, file, true)
-    touched.push(file)
+    if (differs) touched.push(file)
   }
   return touched.sort()
 }

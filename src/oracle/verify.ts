@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto'
-import { copyFile, lstat, mkdtemp, readFile, rm } from 'node:fs/promises'
+import { copyFile, lstat, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { copyTreeInside } from '../workspace/inside.ts'
 import { restoreProtected } from './protect.ts'
+import { PLANTED_CONFIGURATION_GLOBS, protectedPaths } from './folder-defaults.ts'
 import { isolatedSandbox, runProcess, UNSANDBOXED_HOST } from '../sandbox/index.ts'
 import type { FolderTask } from '../tasks/task.ts'
 import type { Workspace } from '../workspace/workspace.ts'
@@ -21,10 +22,14 @@ export const VERIFY_REWRITTEN = 'verify-script-rewritten'
  * Sandboxed, it runs inside the workspace's overlay with no network, seeing
  * the script itself read-only and nothing else of the task. Exit 0 means solved.
  *
- * A task whose metadata names `protect` globs is judged on a copy of the
- * workspace with those paths restored from `starting/`: the data and
+ * It runs on a copy of the workspace (following no link the agent left,
+ * carrying no FIFO, socket or device) on which planted interpreter and
+ * package-manager configuration and installed packages are as `starting/`
+ * has them ({@link PLANTED_CONFIGURATION_GLOBS}), and so are the protected
+ * paths: the task's `protect` globs, or by default every non-code file the
+ * reference solution leaves unchanged ({@link protectedPaths}). The data and
  * configuration `verify.sh` reads are the task's, not what the agent left.
- * The copy follows no link the agent left and carries no FIFO, socket or device.
+ * npm's user and global configuration are empty files.
  *
  * The script that runs is a private copy of the task's `verify.sh` (in a
  * folder of its own, bound read-only at the task file's path), never a bind of
@@ -33,13 +38,18 @@ export const VERIFY_REWRITTEN = 'verify-script-rewritten'
  * moved, even if put back) makes the run unsolved, flagged `verify-script-rewritten`.
  */
 export async function runVerifyScript(task: FolderTask, workspace: Workspace, options: OracleOptions): Promise<OracleJudgement> {
-  if (task.metadata.protect.length === 0) return verifyIn(task, workspace, options, '')
   const copy = await mkdtemp(path.join(options.scratchDir, 'verify-'))
   try {
     const special = await copyTreeInside(workspace.dir, copy)
-    const restored = await restoreProtected(copy, task.startingDir, task.metadata.protect)
+    const planted = await restoreProtected(copy, task.startingDir, PLANTED_CONFIGURATION_GLOBS)
+    const protect = await protectedPaths(task, options)
+    const restored = await restoreProtected(copy, task.startingDir, protect)
     const skipped = special.length === 0 ? '' : `[task-outcome oracle] not carried into the copy (a FIFO, socket or device): ${special.join(', ')}\n`
-    const note = `${skipped}[task-outcome oracle] verify.sh ran on a copy with the protected paths (${task.metadata.protect.join(', ')}) restored from starting/: ${restored.length === 0 ? 'none found' : restored.join(', ')}\n`
+    const note =
+      skipped +
+      (planted.length === 0 ? '' : `[task-outcome oracle] interpreter or package-manager configuration as starting/ has it: ${planted.join(', ')}\n`) +
+      `[task-outcome oracle] verify.sh ran on a copy with the protected paths (${task.metadata.protect.length > 0 ? task.metadata.protect.join(', ') : 'by default: the non-code files the reference solution leaves unchanged'}) ` +
+      `restored from starting/: ${restored.length === 0 ? 'none differed' : restored.join(', ')}\n`
     return await verifyIn(task, { ...workspace, dir: copy, agentDir: copy, overlay: undefined }, options, note)
   } finally {
     await rm(copy, { recursive: true, force: true })
@@ -58,7 +68,12 @@ async function verifyIn(task: FolderTask, workspace: Workspace, options: OracleO
     await copyFile(task.verifyScript, script)
     const before = await lstat(script, { bigint: true })
     const expected = await sha256(script)
-    const judgement = await verifyWith(task, script, workspace, options, note)
+    // npm refuses one file as both its user and its global configuration: two empty ones, read-only in the sandbox.
+    const npm = path.join(privateDir, 'npm')
+    await mkdir(npm)
+    await writeFile(path.join(npm, 'user.npmrc'), '', { mode: 0o444 })
+    await writeFile(path.join(npm, 'global.npmrc'), '', { mode: 0o444 })
+    const judgement = await verifyWith(task, script, npm, workspace, options, note)
     const after = await lstat(script, { bigint: true })
     const rewritten = after.ctimeNs !== before.ctimeNs || after.mtimeNs !== before.mtimeNs || after.size !== before.size || (await sha256(script)) !== expected
     if (!rewritten) return judgement
@@ -73,15 +88,21 @@ async function verifyIn(task: FolderTask, workspace: Workspace, options: OracleO
   }
 }
 
-async function verifyWith(task: FolderTask, script: string, workspace: Workspace, options: OracleOptions, note: string): Promise<OracleJudgement> {
-  const env = { PATH: options.toolchain?.path ?? process.env.PATH ?? '/usr/bin:/bin', HOME: options.scratchDir, LANG: 'C.UTF-8' }
+async function verifyWith(task: FolderTask, script: string, npm: string, workspace: Workspace, options: OracleOptions, note: string): Promise<OracleJudgement> {
+  const env = {
+    PATH: options.toolchain?.path ?? process.env.PATH ?? '/usr/bin:/bin',
+    HOME: options.scratchDir,
+    LANG: 'C.UTF-8',
+    NPM_CONFIG_USERCONFIG: path.join(npm, 'user.npmrc'),
+    NPM_CONFIG_GLOBALCONFIG: path.join(npm, 'global.npmrc'),
+  }
   const overlay = workspace.overlay
   const sandbox =
     options.sandbox === undefined
       ? UNSANDBOXED_HOST
       : isolatedSandbox({
           writable: [options.scratchDir, ...(overlay === undefined ? [workspace.agentDir] : [])],
-          readOnly: options.sandbox.readOnly,
+          readOnly: [...options.sandbox.readOnly, npm],
           mounts: [{ source: script, target: task.verifyScript }],
           ...(overlay === undefined ? {} : { overlay: { pid: overlay.pid, target: overlay.layers.target } }),
         })

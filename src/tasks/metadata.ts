@@ -28,6 +28,12 @@ export const FolderMetadataSchema = z.strictObject({
    * instead of the code does not pass.
    */
   protect: z.array(z.string().min(1)).default([]),
+  /**
+   * Without `protect`, the oracle protects every non-code file of `starting/`
+   * the reference solution leaves unchanged (`oracle/folder-defaults.ts`);
+   * these globs take files out of that default (data the fix may rewrite).
+   */
+  editable: z.array(z.string().min(1)).default([]),
 })
 export type FolderMetadata = z.infer<typeof FolderMetadataSchema>
 

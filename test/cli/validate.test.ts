@@ -13,6 +13,10 @@ describe('task-outcome validate', () => {
     expect(result.exitCode, result.all).toBe(0)
     expect(result.stdout).toMatch(/001-greeting-punctuation\s+solved\s+unsolved\s+yes/)
     expect(result.stdout).toContain('all 3 task(s) valid')
+    // Without protect, the non-code files the reference solution leaves unchanged are protected.
+    expect(result.stdout).toContain('protected: 001-greeting-punctuation: nothing\n')
+    expect(result.stdout).toContain('protected: 002-sum-skips-header: prices.csv\n')
+    expect(result.stdout).toContain('protected: 003-config-default-port: config.json\n')
     expect(result.stdout).toMatch(/experiment examples: 12 runs \(noop 6, gold 6\)/)
   })
 

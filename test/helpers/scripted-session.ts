@@ -69,7 +69,7 @@ export function placeholderTask(folders: RunFolders): FolderTask {
     dir: folders.root,
     prompt: GREET_PROMPT,
     files: [],
-    metadata: { id: '001', slug: 'greet-comma', kind: 'folder', target_skill: 'none', irrelevant_skill: 'none', category: 'bugfix', difficulty: 'easy', protect: [] },
+    metadata: { id: '001', slug: 'greet-comma', kind: 'folder', target_skill: 'none', irrelevant_skill: 'none', category: 'bugfix', difficulty: 'easy', protect: [], editable: [] },
     startingDir: folders.workspace,
     verifyScript: path.join(folders.root, 'verify.sh'),
     solution: null,

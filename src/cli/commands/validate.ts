@@ -68,6 +68,9 @@ export function registerValidate(program: Command): void {
         : []
       const contamination = prepared.map((experiment) => experiment.contamination).filter((check): check is ContaminationCheck => check !== null)
       process.stdout.write(`${formatChecks(checks, contamination)}\n`)
+      for (const check of checks) {
+        if (check.protected !== null) process.stdout.write(`protected: ${check.task}: ${check.protected.length === 0 ? 'nothing' : check.protected.join(', ')}\n`)
+      }
       const invalid = checks.filter((check) => !check.valid)
       for (const check of invalid) process.stdout.write(`invalid: ${check.task}: ${check.problem}\n`)
       for (const check of contamination) {
