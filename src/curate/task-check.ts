@@ -51,9 +51,7 @@ export async function checkOracle(): Promise<CheckOracle> {
   )
   return {
     toolchain,
-    ...(sandboxed
-      ? { sandbox: { readOnly: [...new Set([...toolchainMounts(toolchain.path, exclude), ...Object.values(toolchain.binaries).map((file) => path.dirname(file))])] } }
-      : {}),
+    ...(sandboxed ? { sandbox: { readOnly: [...new Set([...toolchainMounts(toolchain.path, exclude), ...toolchain.mounts])] } } : {}),
   }
 }
 

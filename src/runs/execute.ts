@@ -178,7 +178,7 @@ async function judgeRun(context: RunContext, scope: RunScope, artifactsDir: stri
     timeoutMs: experiment.spec.oracleTimeoutSeconds * 1000,
     scratchDir,
     ...(context.signal === undefined ? {} : { signal: context.signal }),
-    ...(scope.sandbox === undefined ? {} : { sandbox: { readOnly: [...scope.readOnly, ...Object.values(scope.toolchain.binaries).map((file) => path.dirname(file))] } }),
+    ...(scope.sandbox === undefined ? {} : { sandbox: { readOnly: [...scope.readOnly, ...scope.toolchain.mounts] } }),
     toolchain: scope.toolchain,
   })
   let measured: Pick<TrialResult, 'judgement' | 'changedFiles' | 'integrityFlags' | 'harnessError'>

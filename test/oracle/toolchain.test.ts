@@ -1,9 +1,16 @@
-import { access, mkdir, mkdtemp } from 'node:fs/promises'
+import { execFileSync } from 'node:child_process'
+import { realpathSync } from 'node:fs'
+import { access, mkdir, mkdtemp, rm, symlink } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { cleanPath, resolveOracleToolchain } from '../../src/oracle/toolchain.ts'
+import { SYSTEM_READ_ONLY } from '../../src/sandbox/index.ts'
 import { createExperimentFixture } from '../helpers/experiment-fixture.ts'
+import { findPytestPython } from '../helpers/throwaway.ts'
+
+const python = findPytestPython()
+const isSystem = (dir: string) => SYSTEM_READ_ONLY.some((root) => dir === root || dir.startsWith(`${root}/`))
 
 describe("the oracle's toolchain", () => {
   test('PATH entries inside the project, relative ones and any node_modules/.bin are dropped', async () => {
@@ -21,6 +28,30 @@ describe("the oracle's toolchain", () => {
     for (const file of Object.values(toolchain.binaries)) expect(path.isAbsolute(file)).toBe(true)
     expect(toolchain.path.split(':')[0]).toBe(path.dirname(toolchain.binaries.node!))
     expect(toolchain.label).toMatch(new RegExp(`^node ${process.version.replace(/\./g, '\\.')} /\\S+; (python3 \\S+ /\\S+; )?bash \\S+ /\\S+$`))
+  })
+
+  test.skipIf(python === null)("a virtualenv's python3 is kept as its own (never resolved to the base) and its prefix and the base's are mounted", async () => {
+    const scratch = await mkdtemp(path.join(os.tmpdir(), 'task-outcome-venv-'))
+    const venv = path.join(scratch, 'venv')
+    execFileSync(python!, ['-m', 'venv', '--without-pip', venv])
+    const base = execFileSync(path.join(venv, 'bin', 'python3'), ['-c', 'import sys; print(sys.base_prefix)'], { encoding: 'utf8' }).trim()
+    const toolchain = await resolveOracleToolchain(`${path.join(venv, 'bin')}:${process.env.PATH}`, [])
+    expect(toolchain.binaries.python3).toBe(path.join(venv, 'bin', 'python3'))
+    // A prefix the sandbox mounts anyway (Debian's /usr) is not bound again.
+    expect(toolchain.mounts).toEqual(expect.arrayContaining([venv, ...(isSystem(base) ? [] : [base])]))
+    expect(toolchain.label).toMatch(new RegExp(`; python3 \\S+ ${path.join(venv, 'bin', 'python3')} \\(virtualenv of ${base}\\); `))
+    await rm(scratch, { recursive: true, force: true })
+  })
+
+  test.skipIf(python === null)('python3 a link into another installation resolves to it, with its whole prefix mounted', async () => {
+    const scratch = await mkdtemp(path.join(os.tmpdir(), 'task-outcome-link-'))
+    const real = realpathSync(execFileSync(python!, ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' }).trim())
+    const prefix = execFileSync(real, ['-c', 'import sys; print(sys.prefix)'], { encoding: 'utf8' }).trim()
+    await symlink(real, path.join(scratch, 'python3'))
+    const toolchain = await resolveOracleToolchain(`${scratch}:/usr/bin:/bin`, [])
+    expect(toolchain.binaries.python3).toBe(real)
+    expect(toolchain.mounts).toEqual(expect.arrayContaining([path.dirname(real), ...(isSystem(prefix) ? [] : [prefix])]))
+    await rm(scratch, { recursive: true, force: true })
   })
 })
 

@@ -54,9 +54,7 @@ export async function harvestOracle(workDir: string): Promise<HarvestSetup['orac
   )
   return {
     pathVariable: toolchain.path,
-    ...(sandboxed
-      ? { sandbox: { readOnly: [...new Set([...toolchainMounts(toolchain.path, exclude), ...Object.values(toolchain.binaries).map((file) => path.dirname(file))])] } }
-      : {}),
+    ...(sandboxed ? { sandbox: { readOnly: [...new Set([...toolchainMounts(toolchain.path, exclude), ...toolchain.mounts])] } } : {}),
   }
 }
 
