@@ -191,6 +191,7 @@ function describeRun(run: TestCommandRun): string {
  * test failing. A run past the oracle timeout is unsolved too.
  */
 export async function runFixTests(task: GitFixTask, workspace: Workspace, options: OracleOptions): Promise<FixTestsJudgement> {
+  const started = performance.now()
   const isTestPath = testPathPredicate({ testGlobs: task.metadata.test_globs ?? DEFAULT_TEST_GLOBS, testFiles: task.metadata.test_files })
   // The oracle's own copy of the task's prepared dependency folder (read-only in its sandbox), never the workspace's.
   const dependencies = await taskDependencies(task, options.toolchain === undefined ? {} : { pathVariable: options.toolchain.path })
@@ -215,6 +216,9 @@ export async function runFixTests(task: GitFixTask, workspace: Workspace, option
     const preload = await writeNodePreload(path.join(options.scratchDir, 'oracle-preload'))
     const pytestGuard = await writePytestGuard(path.join(options.scratchDir, 'oracle-pytest-guard'))
     const run = await runTests(task, prepared, options, 'oracle', dependencies, framework === null ? null : { framework, files: laid.files, preload, pytestGuard })
+    // The test command's own run; what runTestCommand did before starting it (the mount point, the hand-over) is preparation.
+    options.onStage?.('oracle preparation', performance.now() - started - run.durationMs)
+    options.onStage?.('test command', run.durationMs)
     if (options.signal?.aborted) throw new HarnessFailure('oracle', `${task.id}: the oracle was cancelled`, { retryable: false })
     notes.push(describeRun(run))
     let outcome: ListedOutcome

@@ -15,4 +15,4 @@ export function touchesGoldFile(task: Task, changedFiles: readonly string[]): bo
   return changedFiles.some((file) => task.metadata.gold_files.includes(file))
 }
 
-export type { OracleOptions, OracleJudgement } from './judgement.ts'
+export type { OracleOptions, OracleJudgement, OracleStage } from './judgement.ts'

@@ -19,6 +19,9 @@ export interface OracleJudgement {
   readonly integrityFlags?: readonly string[]
 }
 
+/** The oracle's own stages, as `OracleOptions.onStage` names them. */
+export type OracleStage = 'oracle preparation' | 'test command'
+
 /** What every oracle needs besides the task and the workspace. */
 export interface OracleOptions {
   readonly timeoutMs: number
@@ -33,4 +36,10 @@ export interface OracleOptions {
   readonly sandbox?: { readonly readOnly: readonly string[] }
   /** The toolchain the harness resolved (its PATH finds the resolved node, python3 and bash first); undefined: the host PATH. */
   readonly toolchain?: OracleToolchain
+  /**
+   * Told how long the git-fix oracle's stages took: its preparation (the
+   * agent's changes read, the copy made and laid) and its test command's run
+   * (the run benchmark's split; nothing is recorded from it).
+   */
+  readonly onStage?: (stage: OracleStage, ms: number) => void
 }

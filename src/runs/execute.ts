@@ -4,7 +4,7 @@ import type { Agent, AgentRunResult } from '../agents/types.ts'
 import type { LimitName } from '../sandbox/index.ts'
 import { HarnessFailure, ProblemsError, SpecError, type Problem } from '../errors.ts'
 import type { LoadedExperiment } from '../experiment/load.ts'
-import { judge, touchesGoldFile, type OracleJudgement, type OracleOptions } from '../oracle/index.ts'
+import { judge, touchesGoldFile, type OracleJudgement, type OracleOptions, type OracleStage } from '../oracle/index.ts'
 import { scanForDisarming } from '../oracle/disarming.ts'
 import { createWorkspace } from '../workspace/index.ts'
 import { applyArmSetup } from '../workspace/setup.ts'
@@ -45,7 +45,15 @@ export interface RunContext extends RunIdentity {
   readonly recordedVersions?: Partial<Versions>
   /** Injected for tests: waits between attempts. */
   readonly sleep?: (ms: number) => Promise<void>
+  /** Told how long each stage of an attempt took (the run benchmark's split of a run); nothing is recorded from it. */
+  readonly onStage?: (stage: RunStage, ms: number) => void
 }
+
+/**
+ * The stages of one attempt as `onStage` names them: `judging` holds the
+ * oracle's own `oracle preparation` and `test command` (`OracleStage`).
+ */
+export type RunStage = 'workspace' | 'setup' | 'agent' | 'judging' | 'dispose' | OracleStage
 
 export type { TrialResult } from './record.ts'
 
@@ -115,7 +123,7 @@ async function runAgent(context: RunContext, scope: RunScope, artifactsDir: stri
   const armSpec = experiment.spec.arms[arm]!
   const sandbox = scope.sandbox
   const agentStarted = performance.now()
-  const agentResult = await context.agent
+  const agentResult: AgentRunResult = await context.agent
     .run({
       task,
       workspace: scope.workspace.agentDir,
@@ -137,6 +145,7 @@ async function runAgent(context: RunContext, scope: RunScope, artifactsDir: stri
       if (!(error instanceof HarnessFailure) || sandbox?.limitHit() == null) throw error
       return limitedSession(experiment.spec.budgetUsd, performance.now() - agentStarted)
     })
+  context.onStage?.('agent', performance.now() - agentStarted)
   const limit = sandbox?.limitHit() ?? null
   checkReportedNumbers(agentResult, experiment.spec.budgetUsd, `${runLabel(context)}: the agent`)
   const denials = sandbox?.denials ?? null
@@ -180,6 +189,7 @@ async function judgeRun(context: RunContext, scope: RunScope, artifactsDir: stri
     ...(context.signal === undefined ? {} : { signal: context.signal }),
     ...(scope.sandbox === undefined ? {} : { sandbox: { readOnly: [...scope.readOnly, ...scope.toolchain.mounts] } }),
     toolchain: scope.toolchain,
+    ...(context.onStage === undefined ? {} : { onStage: context.onStage }),
   })
   let measured: Pick<TrialResult, 'judgement' | 'changedFiles' | 'integrityFlags' | 'harnessError'>
   try {
@@ -211,19 +221,29 @@ async function judgeRun(context: RunContext, scope: RunScope, artifactsDir: stri
 export async function runTrial(context: RunContext, artifactsDir: string): Promise<TrialResult> {
   const { experiment, task, arm } = context
   await mkdir(artifactsDir, { recursive: true })
-  const scope = await openRunScope({
-    experiment,
-    task,
-    arm,
-    agentVersion: context.agentVersion,
-    label: runLabel(context),
-    runsFile: runsFileLabel(experiment),
-    ...(context.workspaceRoot === undefined ? {} : { workspaceRoot: context.workspaceRoot }),
-    ...(context.taskFiles === undefined ? {} : { taskFiles: context.taskFiles }),
-    ...(context.recordedVersions === undefined ? {} : { recordedVersions: context.recordedVersions }),
-  })
+  const timed = async <T>(stage: RunStage, work: () => Promise<T>): Promise<T> => {
+    const started = performance.now()
+    try {
+      return await work()
+    } finally {
+      context.onStage?.(stage, performance.now() - started)
+    }
+  }
+  const scope = await timed('workspace', () =>
+    openRunScope({
+      experiment,
+      task,
+      arm,
+      agentVersion: context.agentVersion,
+      label: runLabel(context),
+      runsFile: runsFileLabel(experiment),
+      ...(context.workspaceRoot === undefined ? {} : { workspaceRoot: context.workspaceRoot }),
+      ...(context.taskFiles === undefined ? {} : { taskFiles: context.taskFiles }),
+      ...(context.recordedVersions === undefined ? {} : { recordedVersions: context.recordedVersions }),
+    }),
+  )
   try {
-    const skills = await prepareArm(context, scope)
+    const skills = await timed('setup', () => prepareArm(context, scope))
     const agentStarted = new Date()
     const { agent, limit } = await runAgent(context, scope, artifactsDir).catch(async (error: unknown) => {
       if (!(error instanceof HarnessFailure) || error.reason !== 'tampered') throw error
@@ -231,7 +251,7 @@ export async function runTrial(context: RunContext, artifactsDir: string): Promi
       await writeFile(path.join(artifactsDir, ARTIFACT_FILES.diff), await scope.workspace.diff()).catch(() => undefined)
       throw keptTamperedSession(context, error, artifactsDir, agentStarted)
     })
-    const judged = await judgeRun(context, scope, artifactsDir)
+    const judged = await timed('judging', () => judgeRun(context, scope, artifactsDir))
     return {
       agent,
       // Metered: the spec's model, else the one the provider named most; never what the session wrote.
@@ -244,7 +264,7 @@ export async function runTrial(context: RunContext, artifactsDir: string): Promi
       ...(skills === undefined ? {} : { skills }),
     }
   } finally {
-    await scope[Symbol.asyncDispose]()
+    await timed('dispose', async () => scope[Symbol.asyncDispose]())
   }
 }
 
