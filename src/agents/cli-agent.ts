@@ -62,6 +62,17 @@ export interface CliLaunch<Context> {
   readonly cleanup?: () => Promise<void>
 }
 
+/** A provider key held by the harness (`CliAgent.heldKey`). */
+export interface HeldKey {
+  /** Set by the gateway on every forwarded request (replacing the agent's). */
+  readonly headers: Readonly<Record<string, string>>
+  /** Replace the key's variables in the agent's environment. */
+  readonly env: Readonly<Record<string, string>>
+}
+
+/** What stands in the agent's environment for a key the harness holds: the CLI needs a value to start, never the key. */
+export const HELD_KEY_PLACEHOLDER = 'held-by-the-task-outcome-gateway'
+
 /** What `read` gets: the run, how its process ended, and the transcript's SHA-256. */
 export interface CliSession<Context> {
   readonly request: AgentRunRequest
@@ -146,6 +157,18 @@ export abstract class CliAgent<Options extends object, Context = undefined> impl
   }
 
   /**
+   * The provider key the harness holds for a real provider's traffic, taken
+   * from the run's environment (`env.pass`): the headers the gateway sets on
+   * every forwarded request, and the placeholder variables that replace the
+   * key in the agent's environment, so neither the CLI nor anything in its
+   * session (hooks, MCP servers, tools) sees it. Undefined: the agent keeps
+   * its own credentials (none in the environment, or the adapter holds none).
+   */
+  protected heldKey(_request: AgentRunRequest): HeldKey | undefined {
+    return undefined
+  }
+
+  /**
    * False for an agent whose model protocol the gateway cannot read (Cursor's
    * backend speaks protobuf, without the provider's usage fields): no
    * gateway, `metered: null`, its own report stands.
@@ -177,8 +200,10 @@ export abstract class CliAgent<Options extends object, Context = undefined> impl
     let gateway: MeteringGateway | undefined
     try {
       const upstream = this.meterable ? (scripted?.url ?? this.providerUpstream(request)) : undefined
-      gateway = upstream === undefined ? undefined : await MeteringGateway.start({ upstream })
-      const launch = await this.launch(request, scripted === undefined ? undefined : (gateway?.url ?? scripted.url), scripted === undefined ? gateway?.url : undefined)
+      const held = upstream === undefined || scripted !== undefined ? undefined : this.heldKey(request)
+      gateway = upstream === undefined ? undefined : await MeteringGateway.start({ upstream, ...(held === undefined ? {} : { headers: held.headers }) })
+      const inside = held === undefined ? request : { ...request, env: { ...request.env, ...held.env } }
+      const launch = await this.launch(inside, scripted === undefined ? undefined : (gateway?.url ?? scripted.url), scripted === undefined ? gateway?.url : undefined)
       try {
         const transcript = new TranscriptWriter(request.transcriptPath)
         const { file, args } = this.command(launch.args, launch.command)

@@ -1,7 +1,7 @@
 import path from 'node:path'
 import { HarnessFailure } from '../../errors.ts'
 import type { AgentSpec } from '../../experiment/schema.ts'
-import { CliAgent, type CliLaunch, type CliSession } from '../cli-agent.ts'
+import { CliAgent, HELD_KEY_PLACEHOLDER, type CliLaunch, type CliSession, type HeldKey } from '../cli-agent.ts'
 import { resolveAgentPackage } from '../packages.ts'
 import { loopbackPorts, SCRIPTED_MODEL_KEY } from '../scripted-run.ts'
 import type { AgentRunRequest, AgentRunResult } from '../types.ts'
@@ -103,6 +103,16 @@ export class ClaudeCodeAgent extends CliAgent<ClaudeCodeOptions> {
   /** The real API (or the run's own `ANTHROPIC_BASE_URL`), metered through the gateway. */
   protected override providerUpstream(request: AgentRunRequest): string {
     return request.env.ANTHROPIC_BASE_URL ?? ANTHROPIC_API
+  }
+
+  /**
+   * An `ANTHROPIC_API_KEY` passed to the run is held by the gateway (`x-api-key` on every request to the provider);
+   * the CLI gets a placeholder. An OAuth login (`claude login`, `ANTHROPIC_AUTH_TOKEN`) stays the CLI's.
+   */
+  protected override heldKey(request: AgentRunRequest): HeldKey | undefined {
+    const key = request.env.ANTHROPIC_API_KEY
+    if (key === undefined || key === '') return undefined
+    return { headers: { 'x-api-key': key }, env: { ANTHROPIC_API_KEY: HELD_KEY_PLACEHOLDER } }
   }
 
   /** The prompt goes to stdin; the model is the gateway's URL (with the scripted model, its key). */
