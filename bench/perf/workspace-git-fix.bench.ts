@@ -3,7 +3,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { execa } from 'execa'
 import { Bench } from 'tinybench'
-import { isolatedCommandLine, mountOverlay, SANDBOX_HOST_PATH, type MountedOverlay } from '../../src/sandbox/index.ts'
+import { DEFAULT_LIMITS, isolatedCommandLine, mountOverlay, SANDBOX_HOST_PATH, type MountedOverlay } from '../../src/sandbox/index.ts'
 import type { GitFixTask } from '../../src/tasks/task.ts'
 import { createGitFixWorkspace } from '../../src/workspace/git-fix.ts'
 import { readerGit } from '../../src/workspace/repository.ts'
@@ -35,6 +35,9 @@ import { benchRows, printBenchTable } from './table.ts'
  */
 
 const TARGET_MS = 20
+
+/** As a sandboxed run makes its workspace: an overlay with its upper layer and HOME on a tmpfs of the default disk limit. */
+const RUN = { overlay: true, diskMb: DEFAULT_LIMITS.diskMb }
 const STARTUP_TARGET_MS = 50
 
 const WORKSPACE = 'workspace (seal checked while the overlay mounts)'
@@ -98,7 +101,7 @@ export default async function run(): Promise<void> {
     const loadBefore = load()
     let clones = 0
     let pending: Workspace | undefined
-    const sandboxed: Workspace | undefined = await createGitFixWorkspace(task, place.dir)
+    const sandboxed: Workspace | undefined = await createGitFixWorkspace(task, place.dir, RUN)
     let mounted: { overlay: MountedOverlay; dir: string } | undefined
     const bench = new Bench({ time: 4000, iterations: 8, warmupIterations: 1 })
     bench
@@ -112,14 +115,14 @@ export default async function run(): Promise<void> {
       .add(
         WORKSPACE,
         async () => {
-          pending = await createGitFixWorkspace(task, place.dir)
+          pending = await createGitFixWorkspace(task, place.dir, RUN)
         },
         { afterEach: async () => pending?.dispose() },
       )
       .add(
         'workspace + snapshot',
         async () => {
-          pending = await createGitFixWorkspace(task, place.dir)
+          pending = await createGitFixWorkspace(task, place.dir, RUN)
           await pending.snapshot()
         },
         { afterEach: async () => pending?.dispose() },
@@ -128,7 +131,10 @@ export default async function run(): Promise<void> {
         'the overlay mount alone',
         async () => {
           const dir = await mkdtemp(path.join(place.dir, 'mount-'))
-          const overlay = await mountOverlay({ lower: [template], upper: path.join(dir, 'upper'), work: path.join(dir, 'work'), target: path.join(dir, 'ws') })
+          const overlay = await mountOverlay(
+            { lower: [template], upper: path.join(dir, 'layers', 'upper'), work: path.join(dir, 'layers', 'work'), target: path.join(dir, 'ws') },
+            { diskMb: RUN.diskMb },
+          )
           mounted = { overlay, dir }
         },
         {

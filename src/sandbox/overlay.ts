@@ -3,7 +3,7 @@ import { statfsSync } from 'node:fs'
 import { lchown, lstat, mkdir, readdir } from 'node:fs/promises'
 import path from 'node:path'
 import { HarnessFailure } from '../errors.ts'
-import { handOver, sandboxIdentity, type SandboxIdentity } from './identity.ts'
+import { sandboxIdentity, type SandboxIdentity } from './identity.ts'
 
 /**
  * The run's workspace as a kernel overlay: the task's template is the
@@ -68,16 +68,19 @@ function checkPath(label: string, dir: string): void {
 }
 
 /**
- * $0 = options string, $1 = target; with a disk limit, $2 its size in bytes, $3 the folder holding upper, work and
- * the run's HOME, which becomes a tmpfs of that size in the holder's namespace ($4 upper, $5 work, $6 the owner of
- * upper and HOME, or empty). `read` returns when the harness closes stdin (or dies): the namespace, and the tmpfs,
- * then end.
+ * $0 = options string, $1 = target, $2 upper, $3 work, $4 the owner of upper (and HOME) or empty; with a disk
+ * limit, $5 its size in bytes and $6 the folder holding upper, work and the run's HOME, which becomes a tmpfs of
+ * that size in the holder's namespace. One `install` makes and hands over the folders (no process of the
+ * harness's own blocks on a chown). `read` returns when the harness closes stdin (or dies): the namespace, and
+ * the tmpfs, then end.
  */
 const HOLDER = [
-  'if [ -n "$2" ]; then',
-  '  mount -t tmpfs -o "size=$2,mode=0755" task-outcome-disk "$3" || exit 97',
-  '  mkdir -p "$4" "$5" "$3/home" || exit 97',
-  '  if [ -n "$6" ]; then chown "$6" "$4" "$3/home" || exit 97; fi',
+  'owned=; if [ -n "$4" ]; then owned="-o ${4%%:*} -g ${4##*:}"; fi',
+  'if [ -n "$5" ]; then',
+  '  mount -t tmpfs -o "size=$5,mode=0755" task-outcome-disk "$6" || exit 97',
+  '  install -d -m 0755 $owned "$2" "$3" "$6/home" || exit 97',
+  'elif [ -n "$4" ]; then',
+  '  chown "$4" "$2" || exit 97',
   'fi',
   'mount -t overlay overlay -o "$0" "$1" || exit 97; echo ready; read _ignored; exit 0',
 ].join('\n')
@@ -110,15 +113,14 @@ export async function mountOverlay(layers: OverlayLayers, options: OverlayOption
   // HOME's folder exists on the host too (hidden under the tmpfs), so the sandbox's binds can check who reaches it.
   const home = disk === undefined ? [] : [mkdir(path.join(disk, 'home'), { recursive: true })]
   await Promise.all([mkdir(layers.upper, { recursive: true }), mkdir(layers.work, { recursive: true }), mkdir(layers.target, { recursive: true }), ...home])
+  // The merged root takes the upper folder's owner: the sandbox uid's when the harness is root (the holder hands it over).
   const identity = sandboxIdentity()
-  // The merged root takes the upper folder's owner: the sandbox uid's when the harness is root.
-  handOver([layers.upper], identity)
   const mountOptions = `userxattr,lowerdir=${layers.lower.join(':')},upperdir=${layers.upper},workdir=${layers.work}`
   // As root, a mount namespace of root's own: the sandbox uid (identity.ts) owns the template and writes the upper layer.
   const namespaces = identity === null ? ['--user', '--map-root-user', '--mount'] : ['--mount', '--propagation', 'private']
-  const diskArgs =
-    disk === undefined ? ['', '', '', '', ''] : [String(options.diskMb! * 1024 * 1024), disk, layers.upper, layers.work, identity === null ? '' : `${identity.uid}:${identity.gid}`]
-  const holder: ChildProcess = spawn('unshare', [...namespaces, '--', '/bin/sh', '-c', HOLDER, mountOptions, layers.target, ...diskArgs], {
+  const owner = identity === null ? '' : `${identity.uid}:${identity.gid}`
+  const diskArgs = disk === undefined ? [] : [String(options.diskMb! * 1024 * 1024), disk]
+  const holder: ChildProcess = spawn('unshare', [...namespaces, '--', '/bin/sh', '-c', HOLDER, mountOptions, layers.target, layers.upper, layers.work, owner, ...diskArgs], {
     stdio: ['pipe', 'pipe', 'pipe'],
     env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' },
   })
