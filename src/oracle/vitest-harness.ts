@@ -86,7 +86,9 @@ async function loadVite(root) {
 export default async (env) => {
   const root = process.cwd()
   const vite = await loadVite(root)
-  const loaded = taskConfig === null ? null : await vite.loadConfigFromFile(env, path.resolve(root, taskConfig), root, undefined, undefined, 'runner')
+  // The module runner writes nothing; a CommonJS config (module.exports) it cannot run is bundled, which for CommonJS writes nothing either.
+  const load = (loader) => vite.loadConfigFromFile(env, path.resolve(root, taskConfig), root, undefined, undefined, loader)
+  const loaded = taskConfig === null ? null : await load('runner').catch(() => load('bundle'))
   if (taskConfig !== null && loaded === null) throw new Error('task-outcome oracle: the Vitest config ' + taskConfig + ' could not be loaded')
   return vite.mergeConfig(loaded?.config ?? {}, { root, cacheDir: path.join(process.env.HOME, '.task-outcome-vite'), test: { setupFiles: [setup] } })
 }
