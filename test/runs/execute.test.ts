@@ -56,7 +56,7 @@ const fail =
 
 async function setup(arms: Record<string, unknown> = { a: {}, b: {} }, attempts = 3) {
   const root = await mkdtemp(path.join(os.tmpdir(), 'task-outcome-exec-'))
-  await writeFolderTasks(root, [{ id: '001-t', starting: { 'value.txt': 'wrong\n' }, verify: 'grep -qx right value.txt' }])
+  await writeFolderTasks(root, [{ id: '001-t', starting: { 'value.txt': 'wrong\n' }, verify: 'grep -qx right value.txt', solve: 'echo right > value.txt' }])
   const experiment = resolveExperiment(
     { default: { name: 'e', agent: { kind: 'noop' }, arms, control: 'a', budgetUsd: 0.4, retries: { attempts, backoffSeconds: 1 }, output: path.join(root, 'out') } },
     { file: path.join(root, 'experiment.ts'), root },
