@@ -1,6 +1,9 @@
+import { readdirSync, readFileSync } from 'node:fs'
+import path from 'node:path'
 import { z } from 'zod'
 import { describe, expect, test } from 'vitest'
 import { DataError, describeSchemaIssues, HarnessFailure, ProblemsError, schemaProblems, SpecError, type TaskOutcomeError } from '../src/errors.ts'
+import { CursorSchemasUnavailable } from '../src/scripted-model/cursor-schemas.ts'
 
 const Schema = z.strictObject({ name: z.string(), faults: z.array(z.strictObject({ kind: z.enum(['drop']) })) })
 const issuesOf = (value: unknown) => Schema.safeParse(value).error!.issues
@@ -34,4 +37,16 @@ test('every error class has a stable code namespaced TASK_OUTCOME_', () => {
   const errors: TaskOutcomeError[] = [new HarnessFailure('crash', 'x'), new SpecError('x'), new DataError('x'), new ProblemsError('x', [])]
   expect(errors.map((error) => error.code)).toEqual(['TASK_OUTCOME_HARNESS_FAILURE', 'TASK_OUTCOME_SPEC_ERROR', 'TASK_OUTCOME_DATA_ERROR', 'TASK_OUTCOME_PROBLEMS'])
   expect(new ProblemsError('x', [])).toBeInstanceOf(SpecError)
+  expect(new CursorSchemasUnavailable('x').code).toBe('TASK_OUTCOME_SPEC_ERROR')
+})
+
+test("every error class of src/ extends TaskOutcomeError (so it carries a TASK_OUTCOME_ code), but the CLI's exit signal", () => {
+  const root = path.resolve(import.meta.dirname, '../src')
+  const files = readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts'))
+  const plain = files.flatMap((file) =>
+    [...readFileSync(path.join(root, file), 'utf8').matchAll(/class (\w+) extends (?:Error|TypeError|RangeError)\b/g)].map(
+      (match) => `${file.split(path.sep).join('/')}: ${match[1]}`,
+    ),
+  )
+  expect(plain.sort()).toEqual(['cli/exit-code.ts: ExitCode', 'errors.ts: TaskOutcomeError'])
 })

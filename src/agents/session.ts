@@ -1,6 +1,7 @@
 import { HarnessFailure, type HarnessFailureReason } from '../errors.ts'
 import type { AgentStop } from './types.ts'
 import type { Tokens } from './usage.ts'
+import { tail } from '../shared/tail.ts'
 
 /**
  * The one classification sequence of every agent session: a session the
@@ -71,11 +72,6 @@ export interface SessionRules<S, E extends SessionEnd = SessionEnd> {
   readonly resultStop?: (stream: S) => AgentStop | undefined
   /** Whether the session used the model at all, or the message saying that it did not (a "$0 success"). */
   readonly unusedModel: (stream: S) => string | null
-}
-
-function tail(text: string, chars = 600): string {
-  const trimmed = text.trim()
-  return trimmed.length <= chars ? trimmed : `…${trimmed.slice(-chars)}`
 }
 
 /** The default failure of a non-zero exit: a crash, with what the agent printed on stderr. */

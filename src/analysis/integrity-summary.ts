@@ -1,4 +1,5 @@
 import type { RecordedRun } from '../runs/record.ts'
+import { runLabel } from '../shared/run-label.ts'
 
 /** One run whose change carries integrity flags: patterns that disarm tests (listed, not judged). */
 export interface FlaggedRun {
@@ -30,6 +31,6 @@ export function integritySentences(summary: IntegritySummary): string[] {
   if (summary.flagged.length === 0) return []
   return [
     `integrity: ${summary.flagged.length} run(s) changed code in ways that can disarm tests (${summary.solvedFlagged} of them solved): a flag, not a verdict; read their diff.patch:`,
-    ...summary.flagged.map((run) => `  ${run.task} › ${run.arm} › seed ${run.seed} (${run.outcome}): ${run.flags.join('; ')}`),
+    ...summary.flagged.map((run) => `  ${runLabel(run)} (${run.outcome}): ${run.flags.join('; ')}`),
   ]
 }

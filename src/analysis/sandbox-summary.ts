@@ -1,4 +1,5 @@
 import type { RecordedRun } from '../runs/record.ts'
+import { runLabel } from '../shared/run-label.ts'
 
 /** `versions.sandbox` of records made without a sandbox (kept in step with src/sandbox's UNSANDBOXED). */
 const UNSANDBOXED_PREFIX = 'none'
@@ -42,7 +43,7 @@ export function sandboxSentences(summary: SandboxSummary): string[] {
   else if (summary.versions.length > 0) lines.push(`sandbox: ${summary.versions.join(', ')}.`)
   if (summary.beyond.length > 0) {
     lines.push(`${summary.beyond.length} run(s) tried to reach beyond their sandbox (refused; a flag, not a verdict):`)
-    for (const run of summary.beyond) lines.push(`  ${run.task} › ${run.arm} › seed ${run.seed}: ${run.network} refused (${run.examples.slice(0, 3).join(', ')})`)
+    for (const run of summary.beyond) lines.push(`  ${runLabel(run)}: ${run.network} refused (${run.examples.slice(0, 3).join(', ')})`)
   }
   return lines
 }

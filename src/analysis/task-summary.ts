@@ -3,6 +3,7 @@ import type { RecordedRun } from '../runs/record.ts'
 import { roundUsd } from './costs.ts'
 import { endpointCostUsd, type CostEndpoint } from './cost-summary.ts'
 import type { AnalysisSettings } from './settings.ts'
+import { runLabel } from '../shared/run-label.ts'
 
 /** One arm on one task: its runs (one per seed) reduced the way the pre-registration says. */
 export interface TaskArmSummary {
@@ -34,7 +35,7 @@ export function chargedCostUsd(record: RecordedRun, budgetUsd: number | null, en
 }
 
 function describe(record: RecordedRun): string {
-  return `${record.task} › ${record.arm} › seed ${record.seed}`
+  return runLabel(record)
 }
 
 /**

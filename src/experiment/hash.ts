@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { Experiment } from './schema.ts'
+import { sha256 } from '../shared/sha256.ts'
 
 /**
  * The pre-registration lock. The spec hash is a SHA-256 over the normalised
@@ -24,10 +24,8 @@ export function canonicalJson(value: unknown): string {
   })
 }
 
-/** SHA-256 of a string or bytes, lowercase hex. */
-export function sha256(data: string | Uint8Array): string {
-  return createHash('sha256').update(data).digest('hex')
-}
+/** SHA-256, lowercase hex (the shared leaf's, named here too for the spec hash's readers). */
+export { sha256 }
 
 /**
  * The experiment as hashed. `maxWorkers` (how fast it runs), `output` (where

@@ -1,6 +1,7 @@
-import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { z } from 'zod'
 import { DataError } from '../errors.ts'
+import { writeFileAtomic } from '../shared/atomic-write.ts'
 import type { ChainHead } from './chain.ts'
 
 /**
@@ -52,16 +53,7 @@ export function readAnchor(runsFile: string): Anchor | undefined {
 
 /** Writes the anchor atomically (a temporary file, fsynced, renamed over it). */
 export function writeAnchor(runsFile: string, anchor: Anchor): void {
-  const file = anchorPath(runsFile)
-  const temporary = `${file}.${process.pid}.tmp`
-  const fd = openSync(temporary, 'w')
-  try {
-    writeSync(fd, `${JSON.stringify(anchor)}\n`)
-    fsyncSync(fd)
-  } finally {
-    closeSync(fd)
-  }
-  renameSync(temporary, file)
+  writeFileAtomic(anchorPath(runsFile), `${JSON.stringify(anchor)}\n`)
 }
 
 /** The anchor of a head the recorder has written completely. */

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { sha256 } from '../shared/sha256.ts'
 
 /**
  * The hash chain of `runs.jsonl`: every line carries `prevSha256`, the SHA-256
@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto'
 
 /** SHA-256 of a line's UTF-8 bytes (its newline excluded), lowercase hex. */
 export function lineSha256(line: string | Uint8Array): string {
-  return createHash('sha256').update(line).digest('hex')
+  return sha256(line)
 }
 
 /** The `prevSha256` of line 1: the SHA-256 of the empty string. */

@@ -42,8 +42,3 @@ export function planRuns(tasks: readonly PlanTask[], seeds: number, orderSeed: s
   }
   return plan
 }
-
-/** The case name of a run: `<task-id> › <arm> › seed <n>` (filter with `-t`). */
-export function caseName(run: { task: string; arm: string; seed: number }): string {
-  return `${run.task} › ${run.arm} › seed ${run.seed}`
-}

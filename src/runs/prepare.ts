@@ -1,4 +1,5 @@
-import { existsSync, readFileSync, statSync } from 'node:fs'
+import { channel } from 'node:diagnostics_channel'
+import { existsSync, statSync } from 'node:fs'
 import { readdir } from 'node:fs/promises'
 import path from 'node:path'
 import { ProblemsError, SpecError, type Problem } from '../errors.ts'
@@ -11,10 +12,17 @@ import { loadTaskSet } from '../tasks/load.ts'
 import { armAppliesTo, loadSkillLibrary, resolveArmSkills } from '../workspace/skills.ts'
 import type { Task } from '../tasks/task.ts'
 import { planRuns, type PlannedRun } from './plan.ts'
-import { runKey, type RecordedRun } from './record.ts'
-import { readRecordedRuns } from './shards.ts'
-import { knownSpecHashes, parseRecordedSpec, recordedChangeLog, type RecordedSpec } from './spec-record.ts'
-import { checkPlanned, runsFilePath } from './store.ts'
+import type { RecordedRun } from './record.ts'
+import { readRecordedSpec, specFilePath } from './spec-file.ts'
+import { knownSpecHashes, recordedChangeLog } from './spec-record.ts'
+import { runsFilePath } from './store.ts'
+
+/**
+ * Where each preparation is announced (`{ experiment }`), for a check that an
+ * invocation prepares its experiment once (a `node:diagnostics_channel`:
+ * nothing listens in a normal run).
+ */
+export const PREPARED = channel('task-outcome:experiment-prepared')
 
 /** An experiment ready to run: its tasks, its spec hash and its plan. */
 export interface PreparedExperiment {
@@ -27,11 +35,6 @@ export interface PreparedExperiment {
   readonly changeLog: readonly ChangeLogEntry[]
   /** Tasks fixed on or before the model's training cutoff; null when the experiment names no cutoff. */
   readonly contamination: ContaminationCheck | null
-}
-
-/** The spec manifest kept beside runs.jsonl, so a changed spec can be named. */
-export function specFilePath(outDir: string): string {
-  return path.join(outDir, 'spec.json')
 }
 
 async function filesBelow(target: string): Promise<string[]> {
@@ -78,6 +81,7 @@ async function checkSkills(experiment: LoadedExperiment, tasks: readonly Task[])
  */
 export async function prepareLoadedExperiment(experiment: LoadedExperiment): Promise<PreparedExperiment> {
   const { spec } = experiment
+  PREPARED.publish({ experiment: spec.name })
   const tasks = await loadTaskSet(
     experiment.tasksDir,
     { ...(spec.tasks.include === undefined ? {} : { include: spec.tasks.include }), ...(spec.tasks.first === undefined ? {} : { first: spec.tasks.first }) },
@@ -121,13 +125,6 @@ function preregistrationDocument(experiment: LoadedExperiment): string[] {
 /** Loads an experiment file and prepares it. */
 export async function prepareExperiment(location: ExperimentLocation): Promise<PreparedExperiment> {
   return prepareLoadedExperiment(await loadExperiment(location))
-}
-
-/** Reads spec.json beside runs.jsonl, if any: the current spec, its change log, and the earlier specs. */
-export function readRecordedSpec(outDir: string): RecordedSpec | undefined {
-  const file = specFilePath(outDir)
-  if (!existsSync(file)) return undefined
-  return parseRecordedSpec(readFileSync(file, 'utf8'), file)
 }
 
 /** The UTC day the last of these runs finished (`YYYY-MM-DD`), or null when none says. */
@@ -182,12 +179,4 @@ export function checkRecordedRuns(prepared: PreparedExperiment, records: readonl
 /** The runs recorded under the current spec: only these count for the plan, the resume and the analysis. */
 export function currentSpecRuns(prepared: PreparedExperiment, records: readonly RecordedRun[]): RecordedRun[] {
   return records.filter((record) => record.specSha256 === prepared.specSha256)
-}
-
-/** Reads and checks the recorded runs of a prepared experiment (runs.jsonl and its shard files); returns the current spec's, keyed by (task, arm, seed). */
-export function recordedRunsFor(prepared: PreparedExperiment): Map<string, RecordedRun> {
-  const { records, files } = readRecordedRuns(prepared.experiment.outDir)
-  checkRecordedRuns(prepared, records)
-  for (const { file, records: own } of files) checkPlanned(own, prepared.plan, path.relative(prepared.experiment.root, file), prepared.specSha256)
-  return new Map(currentSpecRuns(prepared, records).map((record) => [runKey(record), record]))
 }

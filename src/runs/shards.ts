@@ -1,7 +1,8 @@
 import { readdirSync } from 'node:fs'
 import path from 'node:path'
+import { runLabel } from '../shared/run-label.ts'
 import { runKey, type RecordedRun, type RunRecord } from './record.ts'
-import { appendRun, readRuns, runsFilePath } from './store.ts'
+import { readRuns, runsFilePath, type ReadRunsOptions, type RunsFile } from './store.ts'
 
 /**
  * Shard files: a shard (`vitest run --shard=i/n`) appends each run to a runs
@@ -54,60 +55,40 @@ export interface RecordedRuns {
   readonly records: readonly RecordedRun[]
   /** Keys found in more than one file with different measurements (run twice: the first is kept). */
   readonly conflicts: readonly string[]
-  /** Each file read (runs.jsonl first, even when absent) with its own records, for checks that name a file's lines. */
-  readonly files: ReadonlyArray<{ readonly file: string; readonly records: readonly RecordedRun[] }>
+  /** Each file read (runs.jsonl first, even when absent) with its own records and head, for checks that name a file's lines. */
+  readonly files: readonly RunsFile[]
 }
 
 /** The fields that say what a run measured (a copy of a record in another file differs only in its chain link). */
-function measured(record: RecordedRun): string {
+export function measured(record: RecordedRun): string {
   const { prevSha256: _chain, ...rest } = record as RecordedRun & { prevSha256?: unknown }
   return JSON.stringify(rest)
 }
 
-/** Reads runs.jsonl and every shard file of an output folder; each run once. */
-export function readRecordedRuns(outDir: string): RecordedRuns {
+/**
+ * Reads runs.jsonl and every shard file of an output folder; each run once.
+ * `writer` reads the file the caller is about to append to as its writer
+ * does (a torn tail set aside, see `ReadRunsOptions.setAsideTorn`).
+ */
+export function readRecordedRuns(outDir: string, writer?: { readonly file: string; readonly warn: ReadRunsOptions['warn'] }): RecordedRuns {
   const byKey = new Map<string, RecordedRun>()
   const conflicts: string[] = []
-  const files: Array<{ file: string; records: readonly RecordedRun[] }> = []
+  const files: RunsFile[] = []
   for (const file of [runsFilePath(outDir), ...listShardFiles(outDir)]) {
-    const { records } = readRuns(file)
-    files.push({ file, records })
-    for (const record of records) {
+    const read = readRuns(file, file === writer?.file ? { setAsideTorn: true, ...(writer.warn === undefined ? {} : { warn: writer.warn }) } : {})
+    files.push(read)
+    for (const record of read.records) {
       const key = specRunKey(record)
       const earlier = byKey.get(key)
       if (earlier === undefined) byKey.set(key, record)
-      else if (measured(earlier) !== measured(record)) conflicts.push(`${record.task} › ${record.arm} › seed ${record.seed}`)
+      else if (measured(earlier) !== measured(record)) conflicts.push(`${runLabel(record)}`)
     }
   }
   return { records: [...byKey.values()], conflicts, files }
 }
 
 /** A record as the store takes it: the chain link belongs to the file it was read from. */
-function withoutChainLink(record: RecordedRun): RunRecord {
+export function withoutChainLink(record: RecordedRun): RunRecord {
   const { prevSha256: _chain, ...rest } = record as RecordedRun & { prevSha256?: unknown }
   return rest as unknown as RunRecord
-}
-
-/**
- * Appends to runs.jsonl every run of the given records (blob meta) and of the
- * output folder's shard files that runs.jsonl does not hold yet, in plan
- * order. Nothing already in runs.jsonl is touched. Returns how many were appended.
- */
-export function foldIntoRunsFile(outDir: string, extra: readonly RunRecord[] = []): { appended: number; conflicts: string[] } {
-  const runsFile = runsFilePath(outDir)
-  const present = new Set(readRuns(runsFile).records.map(specRunKey))
-  const candidates = new Map<string, RunRecord>()
-  const conflicts: string[] = []
-  const consider = (record: RunRecord) => {
-    const key = specRunKey(record)
-    if (present.has(key)) return
-    const earlier = candidates.get(key)
-    if (earlier === undefined) candidates.set(key, record)
-    else if (measured(earlier as RecordedRun) !== measured(record as RecordedRun)) conflicts.push(`${record.task} › ${record.arm} › seed ${record.seed}`)
-  }
-  for (const file of listShardFiles(outDir)) for (const record of readRuns(file).records) consider(withoutChainLink(record))
-  for (const record of extra) consider(withoutChainLink(record as RecordedRun))
-  const ordered = [...candidates.values()].sort((a, b) => a.order - b.order)
-  for (const record of ordered) appendRun(runsFile, record)
-  return { appended: ordered.length, conflicts }
 }

@@ -1,9 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs'
+import path from 'node:path'
 import { z } from 'zod'
 import { DataError } from '../errors.ts'
-import { caseName, type PlannedRun } from './plan.ts'
-import { specFilePath } from './prepare.ts'
+import { writeFileAtomic } from '../shared/atomic-write.ts'
+import type { PlannedRun } from './plan.ts'
 import { parseRecordedSpec, type RecordedSpec } from './spec-record.ts'
+import { runLabel } from '../shared/run-label.ts'
 
 /**
  * The plan in `spec.json`, kept beside runs.jsonl: every planned (task, arm,
@@ -23,6 +25,23 @@ const PlanSchema = z.array(
   }),
 )
 
+/** spec.json of an output folder: the one file every reader and the recorder take it from. */
+export function specFilePath(outDir: string): string {
+  return path.join(outDir, 'spec.json')
+}
+
+/** Reads spec.json beside runs.jsonl, if any: the current spec, its change log, and the earlier specs. */
+export function readRecordedSpec(outDir: string): RecordedSpec | undefined {
+  const file = specFilePath(outDir)
+  if (!existsSync(file)) return undefined
+  return parseRecordedSpec(readFileSync(file, 'utf8'), file)
+}
+
+/** Writes spec.json whole (the recorder's only write of it; see `reviseSpecRecord` for what it holds). */
+export function writeSpecFile(outDir: string, spec: RecordedSpec): void {
+  writeFileAtomic(specFilePath(outDir), `${JSON.stringify(spec, null, 2)}\n`)
+}
+
 /** spec.json as read, with its plan. */
 export interface SpecFile {
   readonly file: string
@@ -36,7 +55,7 @@ function checkPlan(plan: readonly PlannedRun[], file: string): void {
   plan.forEach((run, index) => {
     const key = `${run.task}\u0000${run.arm}\u0000${run.seed}`
     if (seen.has(key))
-      throw new DataError(`${file}: field plan.${index}: ${caseName(run)} is planned twice; the plan is corrupt (restore spec.json from version control or a backup)`)
+      throw new DataError(`${file}: field plan.${index}: ${runLabel(run)} is planned twice; the plan is corrupt (restore spec.json from version control or a backup)`)
     seen.add(key)
     if (run.order !== index) throw new DataError(`${file}: field plan.${index}.order: ${run.order}, expected ${index}; the plan is corrupt (restore spec.json)`)
   })
@@ -49,9 +68,9 @@ function checkPlan(plan: readonly PlannedRun[], file: string): void {
  * null for a spec.json written before the plan was kept (see `requirePlan`).
  */
 export function readSpecFile(outDir: string): SpecFile | undefined {
+  const recorded = readRecordedSpec(outDir)
+  if (recorded === undefined) return undefined
   const file = specFilePath(outDir)
-  if (!existsSync(file)) return undefined
-  const recorded = parseRecordedSpec(readFileSync(file, 'utf8'), file)
   const raw = (recorded as { plan?: unknown }).plan
   if (raw === undefined) return { file, recorded, plan: null }
   const parsed = PlanSchema.safeParse(raw)

@@ -1,3 +1,4 @@
+import { channel } from 'node:diagnostics_channel'
 import { closeSync, existsSync, fstatSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readFileSync, readSync, writeFileSync, writeSync } from 'node:fs'
 import path from 'node:path'
 import { DataError, describeSchemaIssues } from '../errors.ts'
@@ -7,6 +8,7 @@ import { contradictions } from './consistency.ts'
 import type { PlannedRun } from './plan.ts'
 import { MeasuredRunSchema, RecordedRunSchema, runKey, type RecordedRun, type RunRecord } from './record.ts'
 import { verifyTranscripts, type TranscriptCheck } from './transcript-check.ts'
+import { runLabel } from '../shared/run-label.ts'
 
 /**
  * `runs.jsonl`: one line per recorded run, appended and fsynced at once, never
@@ -48,6 +50,13 @@ export interface ReadRunsOptions {
   /** Where warnings go (default: stderr). */
   readonly warn?: (message: string) => void
 }
+
+/**
+ * Where each read of a runs file is announced (`{ file }`), for a check of how
+ * often an invocation reads and verifies runs.jsonl (a
+ * `node:diagnostics_channel`: nothing listens in a normal run).
+ */
+export const RUNS_READ = channel('task-outcome:runs-read')
 
 /** The runs file of an output folder. */
 export function runsFilePath(outDir: string): string {
@@ -97,14 +106,12 @@ function parseChained(text: string, file: string, plan?: readonly PlannedRun[]):
     const key = `${record.specSha256}\u0000${runKey(record)}`
     const earlier = seen.get(key)
     if (earlier !== undefined) {
-      throw new DataError(`${at}: ${record.task} › ${record.arm} › seed ${record.seed} is already recorded on line ${earlier}: one run is recorded once. ${RESTORE}`)
+      throw new DataError(`${at}: ${runLabel(record)} is already recorded on line ${earlier}: one run is recorded once. ${RESTORE}`)
     }
     seen.set(key, index + 1)
     const found = contradictions(record)
     if (found.length > 0) {
-      throw new DataError(
-        `${at}: ${record.task} › ${record.arm} › seed ${record.seed} contradicts itself (${found.join('; ')}): the harness never writes such a record. ${RESTORE}`,
-      )
+      throw new DataError(`${at}: ${runLabel(record)} contradicts itself (${found.join('; ')}): the harness never writes such a record. ${RESTORE}`)
     }
     records.push(record)
     previous = lineSha256(line)
@@ -127,12 +134,10 @@ export function checkPlanned(records: readonly RecordedRun[], plan: readonly Pla
     const at = `${file}:${index + 1}`
     const place = planned.get(runKey(record))
     if (place === undefined) {
-      throw new DataError(
-        `${at}: ${record.task} › ${record.arm} › seed ${record.seed} is not a run of the experiment's plan: a record of another experiment or task set, or written by hand. ${RESTORE}`,
-      )
+      throw new DataError(`${at}: ${runLabel(record)} is not a run of the experiment's plan: a record of another experiment or task set, or written by hand. ${RESTORE}`)
     }
     if (record.order !== undefined && record.order !== place.order) {
-      throw new DataError(`${at}: ${record.task} › ${record.arm} › seed ${record.seed} is recorded at order ${record.order}, but the plan puts it at ${place.order}. ${RESTORE}`)
+      throw new DataError(`${at}: ${runLabel(record)} is recorded at order ${record.order}, but the plan puts it at ${place.order}. ${RESTORE}`)
     }
   })
 }
@@ -180,6 +185,7 @@ function setAsideTornTail(file: string, bytes: Buffer, start: number): string {
  * side file when `setAsideTorn` is set; it never stops the read.
  */
 export function readRuns(file: string, options: ReadRunsOptions = {}): RunsFile {
+  RUNS_READ.publish({ file })
   const none = { verified: 0, absent: 0, none: 0 }
   if (!existsSync(file)) return { file, records: [], head: EMPTY_HEAD, transcripts: none, torn: null }
   const warn = options.warn ?? defaultWarn
@@ -264,7 +270,7 @@ export interface AppendOptions {
  * that contradicts itself is refused. Returns the new head.
  */
 export function appendRun(file: string, record: RunRecord, options: AppendOptions = {}): ChainHead {
-  const what = `${record.task} › ${record.arm} › seed ${record.seed}`
+  const what = `${runLabel(record)}`
   const parsed = MeasuredRunSchema.safeParse(record)
   if (!parsed.success) throw new DataError(`refusing to record ${what}: ${describeSchemaIssues(parsed.error.issues)}`)
   const found = contradictions(parsed.data as RecordedRun)

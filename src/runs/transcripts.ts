@@ -1,7 +1,8 @@
-import { createHash } from 'node:crypto'
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
 import type { RecordedRun } from './record.ts'
+import { runLabel } from '../shared/run-label.ts'
+import { sha256 } from '../shared/sha256.ts'
 
 /**
  * Every recorded run names its transcript (relative to the output folder) and
@@ -18,11 +19,6 @@ export interface TranscriptProblem {
   readonly message: string
 }
 
-/** The run's name in messages: `task › arm › seed n`. */
-export function runName(record: Pick<RecordedRun, 'task' | 'arm' | 'seed'>): string {
-  return `${record.task} › ${record.arm} › seed ${record.seed}`
-}
-
 /** The absolute path of a record's transcript, or null when it would lie outside the output folder. */
 export function transcriptFile(outDir: string, transcript: string): string | null {
   const file = path.resolve(outDir, transcript)
@@ -31,9 +27,6 @@ export function transcriptFile(outDir: string, transcript: string): string | nul
 }
 
 /** SHA-256 of bytes, lowercase hex. */
-export function sha256Hex(bytes: Uint8Array): string {
-  return createHash('sha256').update(bytes).digest('hex')
-}
 
 /** Checks the transcript of every record that names one; returns the problems, in runs.jsonl order. */
 export function checkTranscripts(outDir: string, records: readonly RecordedRun[]): TranscriptProblem[] {
@@ -41,7 +34,7 @@ export function checkTranscripts(outDir: string, records: readonly RecordedRun[]
   for (const record of records) {
     const transcript = record.transcript
     if (transcript === undefined || transcript === null) continue
-    const run = runName(record)
+    const run = runLabel(record)
     const file = transcriptFile(outDir, transcript)
     if (file === null) {
       problems.push({ run, transcript, kind: 'outside', message: `${run}: its transcript path ${transcript} leaves the output folder` })
@@ -51,7 +44,7 @@ export function checkTranscripts(outDir: string, records: readonly RecordedRun[]
       problems.push({ run, transcript, kind: 'missing', message: `${run}: its transcript ${transcript} is missing` })
       continue
     }
-    const actual = sha256Hex(readFileSync(file))
+    const actual = sha256(readFileSync(file))
     if (actual !== record.transcriptSha256) {
       problems.push({
         run,

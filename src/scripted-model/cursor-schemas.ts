@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import path from 'node:path'
+import { SpecError } from '../errors.ts'
 
 /**
  * Cursor's own protobuf message types, taken from the installed `@cursor/sdk`.
@@ -39,8 +40,11 @@ export interface CursorSchemas {
 const CACHE = Symbol.for('task-outcome.scripted-model.cursor-schemas')
 type Cache = { [CACHE]?: CursorSchemas }
 
-/** Thrown when `@cursor/sdk` is not installed or its types cannot be read. */
-export class CursorSchemasUnavailable extends Error {
+/**
+ * Thrown when `@cursor/sdk` is not installed or its types cannot be read: a
+ * setup to fix before any run (a `SpecError`, `TASK_OUTCOME_SPEC_ERROR`).
+ */
+export class CursorSchemasUnavailable extends SpecError {
   override readonly name = 'CursorSchemasUnavailable'
 }
 

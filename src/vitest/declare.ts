@@ -6,8 +6,6 @@ import { HarnessFailure, SpecError } from '../errors.ts'
 import { resolveExperiment, type LoadedExperiment } from '../experiment/load.ts'
 import { armAgentSpec, executeRun } from '../runs/execute.ts'
 import { recordedVersionsFor } from '../runs/versions.ts'
-import { caseName } from '../runs/plan.ts'
-import { runSummary } from '../runs/summary.ts'
 import { runKey, type RunRecord, type Versions } from '../runs/record.ts'
 import { runsFilePath } from '../runs/store.ts'
 import { loadTask } from '../tasks/load.ts'
@@ -18,6 +16,7 @@ import type { TaskModulePayload } from './payload.ts'
 import { currentSession } from './session.ts'
 import { readStopNote, STOPPING_REASONS, writeStopNote } from './stop.ts'
 import { awaitBlock } from './looks.ts'
+import { runLabel } from '../shared/run-label.ts'
 
 /**
  * Vitest's `test`, for the generated test module of a task folder: it imports
@@ -109,7 +108,7 @@ export function taskRunCases(experimentModule: Record<string, unknown>, payload:
       spent = record.costUsd
     } catch (error) {
       if (error instanceof HarnessFailure && STOPPING_REASONS.has(error.reason) && session !== undefined) {
-        writeStopNote(session.dir, name, { reason: error.reason, message: error.message, run: caseName(run) })
+        writeStopNote(session.dir, name, { reason: error.reason, message: error.message, run: runLabel(run) })
       }
       throw pointAtTask(error, metadataFile)
     } finally {
@@ -118,7 +117,7 @@ export function taskRunCases(experimentModule: Record<string, unknown>, payload:
     setRun(context.task.meta, record)
     for (const [type, message] of runProperties(record)) await context.annotate(message, type)
     if (experiment.spec.failUnsolved && !record.solved) {
-      throw pointAtTask(new Error(`${caseName(run)}: ${record.outcome} (failUnsolved is on; the run is recorded)`), metadataFile)
+      throw pointAtTask(new Error(`${runLabel(run)}: ${record.outcome} (failUnsolved is on; the run is recorded)`), metadataFile)
     }
   })
 }

@@ -4,17 +4,19 @@ import type { TestProject, Vitest } from 'vitest/node'
 import { requireAgentPackage } from '../agents/packages.ts'
 import type { LoadedExperiment } from '../experiment/load.ts'
 import { armAgentSpec } from '../runs/execute.ts'
-import { caseName } from '../runs/plan.ts'
-import { prepareLoadedExperiment, recordedRunsFor, type PreparedExperiment } from '../runs/prepare.ts'
-import { runKey, type RecordedRun, type Versions } from '../runs/record.ts'
+import { currentSpecRuns, prepareLoadedExperiment, type PreparedExperiment } from '../runs/prepare.ts'
+import type { RecordedRun, Versions } from '../runs/record.ts'
+import { readRecorded, type RecorderStart } from '../runs/recorder.ts'
 import { experimentSandboxVersion } from '../runs/sandbox.ts'
 import { shardFilePath } from '../runs/shards.ts'
-import { readRuns } from '../runs/store.ts'
+import { runKey } from '../shared/run-label.ts'
 import { attachReporter } from './attach.ts'
 import { namedByProjectFilter, refuse, refusedOption } from './guards.ts'
 import type { TaskModulePayload } from './payload.ts'
 import { startSession } from './session.ts'
 import { lookBlock, lookTaskCounts } from '../experiment/sequential-looks.ts'
+import { recorderStart } from './start.ts'
+import { runLabel } from '../shared/run-label.ts'
 
 // Beside this file, with its extension: `declare.ts` in the sources, `declare.js` in the build.
 const DECLARE_MODULE = path.resolve(import.meta.dirname, `declare${path.extname(import.meta.filename)}`)
@@ -35,11 +37,13 @@ export function caseTimeoutMs(experiment: LoadedExperiment): number {
   return (retries.attempts * (timeoutSeconds + oracleTimeoutSeconds + 60) + backoff) * 1000
 }
 
-/** Everything the plugin computes once per process: the prepared experiment and what is already recorded. */
+/** Everything the plugin computes once per invocation: the prepared experiment and what is already recorded. */
 interface PluginState {
   readonly prepared: PreparedExperiment
-  readonly recorded: ReturnType<typeof recordedRunsFor>
+  /** The current spec's recorded runs, by (task, arm, seed). */
+  readonly recorded: Map<string, RecordedRun>
   readonly versionsByArm: Record<string, Versions>
+  readonly start: RecorderStart
 }
 
 /**
@@ -47,11 +51,12 @@ interface PluginState {
  * what the runs already recorded cost. A shard sees only its own spending, so
  * it gets its share of the limit and counts its own shard's records.
  */
-function budgetFor(experiment: LoadedExperiment, recorded: PluginState['recorded'], shard: { index: number; count: number } | undefined): TaskModulePayload['budget'] {
+function budgetFor(experiment: LoadedExperiment, { recorded, start }: PluginState, shard: { index: number; count: number } | undefined): TaskModulePayload['budget'] {
   const { maxBudgetUsd, budgetUsd } = experiment.spec
   if (maxBudgetUsd === undefined) return null
   const records = [...recorded.values()]
-  const own = shard === undefined ? records : readRuns(shardFilePath(experiment.outDir, shard)).records
+  const shardFile = shard === undefined ? undefined : shardFilePath(experiment.outDir, shard)
+  const own = shard === undefined ? records : (start.read.files.find((read) => read.file === shardFile)?.records ?? [])
   return {
     maxUsd: shard === undefined ? maxBudgetUsd : maxBudgetUsd / shard.count,
     spentBeforeUsd: own.reduce((sum, record) => sum + record.costUsd, 0),
@@ -145,11 +150,18 @@ function taskManifest(files: Readonly<Record<string, string>>, taskDir: string):
  */
 export function taskOutcomePlugin(experiment: LoadedExperiment): Plugin {
   let state: Promise<PluginState> | undefined
+  let invocation: Vitest | undefined
+  // The invocation's one start, shared with the reporter: a check it failed stops the experiment here, before any run.
   const prepare = (): Promise<PluginState> =>
-    (state ??= prepareLoadedExperiment(experiment).then((prepared) => {
-      const recorded = recordedRunsFor(prepared)
-      return { prepared, recorded, versionsByArm: versionsByArm(recorded) }
-    }))
+    (state ??= (async () => {
+      const begin = async () =>
+        readRecorded(await prepareLoadedExperiment(experiment), { ...(shard === undefined ? {} : { shard }), warn: (line) => invocation?.logger.warn(`task-outcome: ${line}`) })
+      const start = invocation === undefined ? await begin() : await recorderStart(invocation, name, begin)
+      const failed = start.refusal ?? start.offPlan
+      if (failed !== undefined) throw failed
+      const recorded = new Map(currentSpecRuns(start.prepared, start.read.records).map((record) => [runKey(record), record]))
+      return { prepared: start.prepared, recorded, versionsByArm: versionsByArm(recorded), start }
+    })())
   const tasksDir = experiment.tasksDir
   const name = experiment.spec.name
   let shard: { index: number; count: number } | undefined
@@ -168,6 +180,7 @@ export function taskOutcomePlugin(experiment: LoadedExperiment): Plugin {
       const limit = userMaxWorkers(vitest)
       if (limit !== undefined) project.config.maxWorkers = limit
       shard = vitest.config.shard ?? undefined
+      invocation = vitest
       // An agent CLI is an optional peer dependency: a missing one stops the experiment here, in one line, before any run.
       for (const arm of Object.keys(experiment.spec.arms)) requireAgentPackage(armAgentSpec(experiment, arm))
       const { prepared } = await prepare()
@@ -196,7 +209,8 @@ export function taskOutcomePlugin(experiment: LoadedExperiment): Plugin {
     async load(id) {
       if (!isTaskModule(id, tasksDir)) return null
       const file = id.split('?')[0]!
-      const { prepared, recorded, versionsByArm } = await prepare()
+      const current = await prepare()
+      const { prepared, recorded, versionsByArm } = current
       const taskId = path.basename(path.dirname(file))
       const block = blockOf(experiment, prepared, taskId)
       const payload: TaskModulePayload = {
@@ -215,14 +229,14 @@ export function taskOutcomePlugin(experiment: LoadedExperiment): Plugin {
         block,
         // A case of a later block may wait for the look before it: as long as that block's runs take, at most.
         caseTimeoutMs: caseTimeoutMs(experiment) * (block === null || block === 1 ? 1 : 1 + prepared.plan.length),
-        budget: budgetFor(experiment, recorded, shard),
+        budget: budgetFor(experiment, current, shard),
       }
       // A literal `test(name, …)` per run: Vitest 5's `vitest list` finds cases by parsing the module, not running it.
       const code = [
         `import { taskRunCases, test } from ${JSON.stringify(DECLARE_MODULE)}`,
         `import * as experimentModule from ${JSON.stringify(experiment.file)}`,
         `const cases = taskRunCases(experimentModule, ${JSON.stringify(payload)})`,
-        ...payload.runs.map((run, i) => `test(${JSON.stringify(caseName(run))}, { timeout: ${payload.caseTimeoutMs} }, cases[${i}])`),
+        ...payload.runs.map((run, i) => `test(${JSON.stringify(runLabel(run))}, { timeout: ${payload.caseTimeoutMs} }, cases[${i}])`),
       ].join('\n')
       return { code, moduleType: 'js' }
     },

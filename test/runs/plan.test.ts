@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest'
-import { caseName, planRuns } from '../../src/runs/plan.ts'
+import { planRuns } from '../../src/runs/plan.ts'
+import { runLabel } from '../../src/shared/run-label.ts'
 
 const tasks = ['003-c', '001-a', '002-b'].map((id) => ({ id, arms: ['baseline', 'context'] }))
 
@@ -7,14 +8,14 @@ describe('the run plan', () => {
   test('holds every (task, arm, seed) exactly once, tasks in id order, orders 0..n-1', () => {
     const plan = planRuns(tasks, 3, 20261014)
     expect(plan).toHaveLength(3 * 2 * 3)
-    expect(new Set(plan.map((run) => caseName(run))).size).toBe(plan.length)
+    expect(new Set(plan.map((run) => runLabel(run))).size).toBe(plan.length)
     expect(plan.map((run) => run.order)).toEqual(plan.map((_, i) => i))
     expect([...new Set(plan.map((run) => run.task))]).toEqual(['001-a', '002-b', '003-c'])
   })
 
   test('is the same for the same seed and differs for another', () => {
     expect(planRuns(tasks, 3, 20261014)).toEqual(planRuns(tasks, 3, 20261014))
-    expect(planRuns(tasks, 3, 1).map(caseName)).not.toEqual(planRuns(tasks, 3, 20261014).map(caseName))
+    expect(planRuns(tasks, 3, 1).map(runLabel)).not.toEqual(planRuns(tasks, 3, 20261014).map(runLabel))
   })
 
   test('interleaves the arms within a task instead of running one arm first in bulk', () => {
@@ -30,6 +31,6 @@ describe('the run plan', () => {
   })
 
   test('names a case "<task-id> › <arm> › seed <n>"', () => {
-    expect(caseName({ task: '007-x', arm: 'context', seed: 2 })).toBe('007-x › context › seed 2')
+    expect(runLabel({ task: '007-x', arm: 'context', seed: 2 })).toBe('007-x › context › seed 2')
   })
 })

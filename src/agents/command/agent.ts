@@ -12,6 +12,7 @@ import { classifySession, type SessionRules } from '../session.ts'
 import type { AgentRunRequest, AgentRunResult } from '../types.ts'
 import { CommandOptionsSchema, type CommandOptions } from './options.ts'
 import { commandFailure, parseCommandResult, type CommandResult } from './result.ts'
+import { tail } from '../../shared/tail.ts'
 
 /** Where the adapter resolves a relative `agent.bin`. */
 export interface CommandContext {
@@ -182,11 +183,6 @@ function readReported(stdout: string, name: string): CommandResult | HarnessFail
     if (error instanceof HarnessFailure) return error
     throw error
   }
-}
-
-function tail(text: string, chars = 600): string {
-  const trimmed = text.trim()
-  return trimmed.length <= chars ? trimmed : `…${trimmed.slice(-chars)}`
 }
 
 /** A command's sessions: its exit and its reported result decide; it measures its own timeouts. */

@@ -1,6 +1,7 @@
 import { HarnessFailure } from '../../errors.ts'
 import { classifySession, zeroTokens, type SessionEnd, type SessionRules, type SessionStop } from '../session.ts'
 import type { CursorError, CursorStream } from './stream.ts'
+import { tail } from '../../shared/tail.ts'
 
 /**
  * What a Cursor session was, from the runner's output and how the runner
@@ -34,11 +35,6 @@ export function cursorErrorReason(error: CursorError): 'auth' | 'api-error' | 'r
   if (error.name === 'AuthenticationError' || error.code === 'unauthenticated' || AUTH.test(error.message)) return 'auth'
   if (error.name === 'ConfigurationError' && error.isRetryable !== true) return 'refused'
   return 'api-error'
-}
-
-function tail(text: string, chars = 600): string {
-  const trimmed = text.trim()
-  return trimmed.length <= chars ? trimmed : `…${trimmed.slice(-chars)}`
 }
 
 const CURSOR_RULES: SessionRules<CursorStream, CursorExit> = {

@@ -5,13 +5,13 @@ import { parseRecordedExperiment, resolveAnalysis, type AnalysisFlags, type Reco
 import { DataError } from '../../errors.ts'
 import type { Contamination, EarlierSpecRuns } from '../../analysis/settings.ts'
 import type { ChangeLogEntry } from '../../experiment/schema.ts'
-import { readRecordedSpec, specFilePath } from '../../runs/prepare.ts'
 import { knownSpecHashes, recordedChangeLog } from '../../runs/spec-record.ts'
-import { noPlanMessage, readSpecFile } from '../../runs/spec-file.ts'
+import { noPlanMessage, readRecordedSpec, readSpecFile, specFilePath } from '../../runs/spec-file.ts'
 import type { PlannedRun } from '../../runs/plan.ts'
 import type { RecordedRun } from '../../runs/record.ts'
 import { checkPlanned, readRuns, runsFilePath } from '../../runs/store.ts'
 import { describeVerification } from '../../runs/transcript-check.ts'
+import { runLabel } from '../../shared/run-label.ts'
 
 /**
  * What `analyze` and `power` both read: the runs file, the spec beside it,
@@ -89,7 +89,7 @@ export function loadAnalysisInput(target: string, options: { readonly noPlan?: b
   const foreign = records.find((record) => record.specSha256 !== recorded.specSha256 && !earlier.has(record.specSha256))
   if (foreign !== undefined) {
     throw new DataError(
-      `${shown}: ${foreign.task} › ${foreign.arm} › seed ${foreign.seed} was recorded under spec ${foreign.specSha256.slice(0, 12)}, ` +
+      `${shown}: ${runLabel(foreign)} was recorded under spec ${foreign.specSha256.slice(0, 12)}, ` +
         `but ${specFile} describes spec ${recorded.specSha256.slice(0, 12)}: the spec beside the runs is not theirs.`,
     )
   }

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs'
 import path from 'node:path'
-import { readRecordedSpec } from '../../runs/prepare.ts'
+import { readRecordedSpec } from '../../runs/spec-file.ts'
 
 /** A path as typed from the working folder: relative inside it, absolute outside it. */
 function typed(file: string): string {

@@ -1,6 +1,6 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
-import path from 'node:path'
+import { existsSync, readFileSync } from 'node:fs'
 import { DataError } from '../../errors.ts'
+import { writeFileAtomic } from '../../shared/atomic-write.ts'
 import type { ClaimEntry } from './claim.ts'
 
 /** `claims.json`: every published result, one entry per (experiment, spec hash), in the order first published. */
@@ -34,8 +34,5 @@ export function upsertClaim(claims: ClaimsFile, entry: ClaimEntry): { claims: Cl
 
 /** Writes a claims file whole (a temporary file renamed over it, so a crash leaves the old one). */
 export function writeClaims(file: string, claims: ClaimsFile): void {
-  mkdirSync(path.dirname(file), { recursive: true })
-  const temporary = `${file}.${process.pid}.tmp`
-  writeFileSync(temporary, `${JSON.stringify(claims, null, 2)}\n`)
-  renameSync(temporary, file)
+  writeFileAtomic(file, `${JSON.stringify(claims, null, 2)}\n`)
 }

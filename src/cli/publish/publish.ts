@@ -5,13 +5,14 @@ import { formatSeeds } from '../../analysis/format.ts'
 import { analyzeRuns } from '../../analysis/report.ts'
 import { DataError } from '../../errors.ts'
 import { createTranscriptArchive } from '../../runs/archive/create.ts'
-import { readRecordedSpec, specFilePath } from '../../runs/prepare.ts'
+import { readRecordedSpec, specFilePath } from '../../runs/spec-file.ts'
 import { readRuns, runsFilePath } from '../../runs/store.ts'
-import { checkTranscripts, sha256Hex } from '../../runs/transcripts.ts'
+import { checkTranscripts } from '../../runs/transcripts.ts'
 import { isScriptedModel } from '../../runs/versions.ts'
 import { loadAnalysisInput, resolveInput } from '../commands/analysis-input.ts'
 import { claimEntry, type ClaimEntry } from './claim.ts'
 import { readClaims, upsertClaim, writeClaims } from './claims-file.ts'
+import { sha256 } from '../../shared/sha256.ts'
 
 /** What `publish` is asked to do. */
 export interface PublishRequest {
@@ -110,7 +111,7 @@ export async function publishExperiment(request: PublishRequest): Promise<Publis
     specSha256: recorded.specSha256,
     specFile: { file: recorded.source?.file ?? null, exportName: recorded.source?.exportName ?? null, record: shown(root, specFilePath(outDir)) },
     changeLog: input.changeLog,
-    runs: { file: shown(root, runsFile), sha256: sha256Hex(runsBytes), records: all.length },
+    runs: { file: shown(root, runsFile), sha256: sha256(runsBytes), records: all.length },
     analysed: input.records,
     outDir: shown(root, outDir),
     archive: { file: shown(root, archive.file), sha256: archive.sha256, transcripts: archive.transcripts },

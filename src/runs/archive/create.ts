@@ -4,8 +4,10 @@ import path from 'node:path'
 import { create } from 'tar'
 import { DataError } from '../../errors.ts'
 import type { RecordedRun } from '../record.ts'
-import { sha256Hex, transcriptFile } from '../transcripts.ts'
+import { transcriptFile } from '../transcripts.ts'
 import { archivePath, MANIFEST_PATH, type ArchiveManifest } from './manifest.ts'
+import { runLabel } from '../../shared/run-label.ts'
+import { sha256 } from '../../shared/sha256.ts'
 
 /** What `createTranscriptArchive` needs: the output folder, its runs file's bytes and records, and where the archive goes. */
 export interface ArchiveInput {
@@ -42,18 +44,17 @@ export async function createTranscriptArchive(input: ArchiveInput): Promise<Arch
     const manifest: ArchiveManifest = {
       format: 'task-outcome transcript archive 1',
       experiment: input.experiment,
-      runsSha256: sha256Hex(input.runsBytes),
+      runsSha256: sha256(input.runsBytes),
       transcripts: [],
     }
     const entries: string[] = []
     for (const record of input.records) {
       if (record.transcript === undefined || record.transcript === null) continue
       const source = transcriptFile(input.outDir, record.transcript)
-      if (source === null) throw new DataError(`${record.task} › ${record.arm} › seed ${record.seed}: its transcript path ${record.transcript} leaves the output folder`)
+      if (source === null) throw new DataError(`${runLabel(record)}: its transcript path ${record.transcript} leaves the output folder`)
       const bytes = await readFile(source)
-      const sha256 = sha256Hex(bytes)
-      if (sha256 !== record.transcriptSha256) {
-        throw new DataError(`${record.task} › ${record.arm} › seed ${record.seed}: its transcript ${record.transcript} no longer matches the SHA-256 in runs.jsonl`)
+      if (sha256(bytes) !== record.transcriptSha256) {
+        throw new DataError(`${runLabel(record)}: its transcript ${record.transcript} no longer matches the SHA-256 in runs.jsonl`)
       }
       const entry = archivePath(record.transcript)
       if (entries.includes(entry)) throw new DataError(`two recorded runs name the same transcript ${record.transcript}`)
@@ -62,7 +63,7 @@ export async function createTranscriptArchive(input: ArchiveInput): Promise<Arch
       await writeFile(target, bytes)
       await chmod(target, 0o644)
       entries.push(entry)
-      manifest.transcripts.push({ path: entry, sha256, bytes: bytes.length, specSha256: record.specSha256, task: record.task, arm: record.arm, seed: record.seed })
+      manifest.transcripts.push({ path: entry, sha256: sha256(bytes), bytes: bytes.length, specSha256: record.specSha256, task: record.task, arm: record.arm, seed: record.seed })
     }
     await writeFile(path.join(staging, MANIFEST_PATH), `${JSON.stringify(manifest, null, 2)}\n`)
     await chmod(path.join(staging, MANIFEST_PATH), 0o644)
@@ -70,7 +71,7 @@ export async function createTranscriptArchive(input: ArchiveInput): Promise<Arch
     const partial = `${input.archiveFile}.${process.pid}.partial`
     await create({ file: partial, cwd: staging, gzip: { level: 9 }, portable: true, mtime: FIXED_MTIME, noDirRecurse: true }, [MANIFEST_PATH, ...entries])
     await rename(partial, input.archiveFile)
-    return { file: input.archiveFile, sha256: sha256Hex(await readFile(input.archiveFile)), transcripts: entries.length }
+    return { file: input.archiveFile, sha256: sha256(await readFile(input.archiveFile)), transcripts: entries.length }
   } finally {
     await rm(staging, { recursive: true, force: true })
   }

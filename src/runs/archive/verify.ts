@@ -1,8 +1,9 @@
 import { list, type ReadEntry } from 'tar'
 import { DataError } from '../../errors.ts'
 import type { RecordedRun } from '../record.ts'
-import { runName, sha256Hex } from '../transcripts.ts'
 import { archivePath, ArchiveManifestSchema, MANIFEST_PATH, type ArchiveManifest } from './manifest.ts'
+import { runLabel } from '../../shared/run-label.ts'
+import { sha256 } from '../../shared/sha256.ts'
 
 /** One way an archive differs from the runs file it is checked against. */
 export interface ArchiveProblem {
@@ -95,15 +96,15 @@ export async function verifyTranscriptArchive(archiveFile: string, records: read
     expected.add(entry)
     const bytes = files.get(entry)
     if (bytes === undefined) {
-      problems.push({ kind: 'missing', path: entry, message: `missing: ${entry} (the transcript of ${runName(record)}) is not in the archive` })
+      problems.push({ kind: 'missing', path: entry, message: `missing: ${entry} (the transcript of ${runLabel(record)}) is not in the archive` })
       continue
     }
-    const actual = sha256Hex(bytes)
+    const actual = sha256(bytes)
     if (actual !== record.transcriptSha256) {
       problems.push({
         kind: 'mismatch',
         path: entry,
-        message: `mismatch: ${entry} (the transcript of ${runName(record)}) hashes to ${actual}, but runs.jsonl records ${String(record.transcriptSha256)}`,
+        message: `mismatch: ${entry} (the transcript of ${runLabel(record)}) hashes to ${actual}, but runs.jsonl records ${String(record.transcriptSha256)}`,
       })
       continue
     }

@@ -5,7 +5,7 @@ import { describe, expect, test } from 'vitest'
 import { createTranscriptArchive } from '../../../src/runs/archive/create.ts'
 import { verifyTranscriptArchive } from '../../../src/runs/archive/verify.ts'
 import type { RecordedRun } from '../../../src/runs/record.ts'
-import { sha256Hex } from '../../../src/runs/transcripts.ts'
+import { sha256 } from '../../../src/shared/sha256.ts'
 
 /** An output folder with one transcript per run, and the records naming them. */
 async function outputFolder(texts: readonly string[]): Promise<{ outDir: string; records: RecordedRun[] }> {
@@ -26,7 +26,7 @@ async function outputFolder(texts: readonly string[]): Promise<{ outDir: string;
       costUsd: 0.1,
       costSource: 'agent',
       transcript,
-      transcriptSha256: sha256Hex(Buffer.from(text)),
+      transcriptSha256: sha256(Buffer.from(text)),
     } as RecordedRun)
   }
   return { outDir, records }
