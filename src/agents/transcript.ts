@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto'
 import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs'
 import path from 'node:path'
+import { sha256Hasher } from '../shared/sha256.ts'
 
 /**
  * A transcript written as the agent prints it, line by line, hashed on the
@@ -11,7 +11,7 @@ import path from 'node:path'
  */
 export class TranscriptWriter {
   readonly #file: WriteStream
-  readonly #hash = createHash('sha256')
+  readonly #hash = sha256Hasher()
   readonly #finished: Promise<void>
   #closed: Promise<string> | undefined
 

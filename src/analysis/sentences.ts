@@ -1,6 +1,7 @@
 import type { Comparison } from './comparison.ts'
 import { formatP, formatSeeds } from './format.ts'
 import type { AnalysisReport } from './report.ts'
+import { runLabel } from '../shared/run-label.ts'
 
 /** The pre-registered claim for one treatment. */
 export function claim(treatment: string, control: string): string {
@@ -51,7 +52,7 @@ export function missingSummary(report: AnalysisReport): string | null {
   const everywhere = new Set(report.seedsMissingEverywhere)
   const rest = report.missingRuns
     .filter((gap) => !whole.has(gap.task))
-    .flatMap((gap) => gap.seeds.filter((seed) => !everywhere.has(seed)).map((seed) => `${gap.task} › ${gap.arm} › seed ${seed}`))
+    .flatMap((gap) => gap.seeds.filter((seed) => !everywhere.has(seed)).map((seed) => runLabel({ task: gap.task, arm: gap.arm, seed })))
   const parts: string[] = []
   if (whole.size > 0) parts.push(`every run of task${whole.size > 1 ? 's' : ''} ${report.tasksWithoutRuns.join(', ')}`)
   if (everywhere.size > 0) parts.push(`seed ${formatSeeds(report.seedsMissingEverywhere)} of every${whole.size > 0 ? ' other' : ''} task and arm`)

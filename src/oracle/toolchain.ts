@@ -67,7 +67,7 @@ function isExecutable(file: string): boolean {
  * anything inside `exclude` (the project, the workspace root, the templates)
  * and any `node_modules/.bin`.
  */
-export function cleanPath(hostPath: string | undefined, exclude: readonly string[]): string[] {
+export function trustedPathDirs(hostPath: string | undefined, exclude: readonly string[]): string[] {
   const inside = (dir: string) => exclude.some((root) => dir === root || dir.startsWith(root + path.sep))
   const kept: string[] = []
   for (const dir of (hostPath ?? '').split(path.delimiter)) {
@@ -92,7 +92,7 @@ async function firstLine(file: string, args: readonly string[], env: Record<stri
 
 /** Resolves the oracle's toolchain (see `OracleToolchain`); `exclude` are the folders whose PATH entries are dropped. */
 export async function resolveOracleToolchain(hostPath: string | undefined, exclude: readonly string[]): Promise<OracleToolchain> {
-  const dirs = cleanPath(hostPath, exclude)
+  const dirs = trustedPathDirs(hostPath, exclude)
   const env = { PATH: dirs.join(path.delimiter), LANG: 'C.UTF-8' }
   const node = realpathSync(process.execPath)
   const binaries: Record<string, string> = { node }

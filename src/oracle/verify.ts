@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto'
 import { copyFile, lstat, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
@@ -9,6 +8,7 @@ import { isolatedSandbox, runProcess, UNSANDBOXED_HOST } from '../sandbox/index.
 import type { FolderTask } from '../tasks/task.ts'
 import type { Workspace } from '../workspace/workspace.ts'
 import type { OracleOptions, OracleJudgement } from './judgement.ts'
+import { sha256 } from '../shared/sha256.ts'
 
 /** Exit status recorded when `verify.sh` itself runs past the oracle timeout. */
 export const VERIFY_TIMEOUT_EXIT = 124
@@ -56,10 +56,7 @@ export async function runVerifyScript(task: FolderTask, workspace: Workspace, op
   }
 }
 
-const sha256 = async (file: string) =>
-  createHash('sha256')
-    .update(await readFile(file))
-    .digest('hex')
+const fileSha256 = async (file: string) => sha256(await readFile(file))
 
 async function verifyIn(task: FolderTask, workspace: Workspace, options: OracleOptions, note: string): Promise<OracleJudgement> {
   const privateDir = await mkdtemp(path.join(os.tmpdir(), 'task-outcome-verify-'))
@@ -67,7 +64,7 @@ async function verifyIn(task: FolderTask, workspace: Workspace, options: OracleO
     const script = path.join(privateDir, 'verify.sh')
     await copyFile(task.verifyScript, script)
     const before = await lstat(script, { bigint: true })
-    const expected = await sha256(script)
+    const expected = await fileSha256(script)
     // npm refuses one file as both its user and its global configuration: two empty ones, read-only in the sandbox.
     const npm = path.join(privateDir, 'npm')
     await mkdir(npm)
@@ -75,7 +72,7 @@ async function verifyIn(task: FolderTask, workspace: Workspace, options: OracleO
     await writeFile(path.join(npm, 'global.npmrc'), '', { mode: 0o444 })
     const judgement = await verifyWith(task, script, npm, workspace, options, note)
     const after = await lstat(script, { bigint: true })
-    const rewritten = after.ctimeNs !== before.ctimeNs || after.mtimeNs !== before.mtimeNs || after.size !== before.size || (await sha256(script)) !== expected
+    const rewritten = after.ctimeNs !== before.ctimeNs || after.mtimeNs !== before.mtimeNs || after.size !== before.size || (await fileSha256(script)) !== expected
     if (!rewritten) return judgement
     return {
       ...judgement,

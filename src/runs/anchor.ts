@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { z } from 'zod'
-import { DataError } from '../errors.ts'
+import { DataError, describeSchemaIssues } from '../errors.ts'
 import { writeFileAtomic } from '../shared/atomic-write.ts'
 import type { ChainHead } from './chain.ts'
 
@@ -46,8 +46,7 @@ export function readAnchor(runsFile: string): Anchor | undefined {
     )
   }
   const parsed = AnchorSchema.safeParse(value)
-  if (!parsed.success)
-    throw new DataError(`${file}: not an anchor of a runs file (${parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ')})`)
+  if (!parsed.success) throw new DataError(`${file}: not an anchor of a runs file (${describeSchemaIssues(parsed.error.issues)})`)
   return parsed.data
 }
 

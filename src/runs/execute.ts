@@ -16,6 +16,7 @@ import { openRunScope, type RunScope } from './scope.ts'
 import { runsFilePath } from './store.ts'
 import { keepTamperedSession, keepUnrecorded } from './unrecorded.ts'
 import { checkVersions, recordedModelName } from './versions.ts'
+import { runLabel } from '../shared/run-label.ts'
 
 /**
  * One run in named stages: open the run's scope (workspace, dependencies,
@@ -57,9 +58,9 @@ export type RunStage = 'workspace' | 'setup' | 'agent' | 'judging' | 'dispose' |
 
 export type { TrialResult } from './record.ts'
 
-/** `task › arm › seed N`, as messages name a run. */
-function runLabel(context: Pick<RunContext, 'task' | 'arm' | 'seed'>): string {
-  return `${context.task.id} › ${context.arm} › seed ${context.seed}`
+/** `task › arm › seed N`, as messages name a run (`runLabel`). */
+function contextLabel(context: Pick<RunContext, 'task' | 'arm' | 'seed'>): string {
+  return runLabel({ task: context.task.id, arm: context.arm, seed: context.seed })
 }
 
 /** The runs file as messages name it (relative to the project root). */
@@ -147,7 +148,7 @@ async function runAgent(context: RunContext, scope: RunScope, artifactsDir: stri
     })
   context.onStage?.('agent', performance.now() - agentStarted)
   const limit = sandbox?.limitHit() ?? null
-  checkReportedNumbers(agentResult, experiment.spec.budgetUsd, `${runLabel(context)}: the agent`)
+  checkReportedNumbers(agentResult, experiment.spec.budgetUsd, `${contextLabel(context)}: the agent`)
   const denials = sandbox?.denials ?? null
   if (denials !== null && denials.examples.length > 0) await writeFile(path.join(artifactsDir, ARTIFACT_FILES.sandboxDenials), `${denials.examples.join('\n')}\n`)
   if (limit === null) checkManipulation(arm, armSpec.hooks, agentResult)
@@ -235,7 +236,7 @@ export async function runTrial(context: RunContext, artifactsDir: string): Promi
       task,
       arm,
       agentVersion: context.agentVersion,
-      label: runLabel(context),
+      label: contextLabel(context),
       runsFile: runsFileLabel(experiment),
       ...(context.workspaceRoot === undefined ? {} : { workspaceRoot: context.workspaceRoot }),
       ...(context.taskFiles === undefined ? {} : { taskFiles: context.taskFiles }),
@@ -307,7 +308,7 @@ async function judgedOnCleanParent(
   } finally {
     await clean.dispose()
   }
-  context.log?.(`${runLabel(context)}: the harness failed on what the agent left (${reason}: ${message.split('\n')[0]}); the clean parent judges: counted as unsolved`)
+  context.log?.(`${contextLabel(context)}: the harness failed on what the agent left (${reason}: ${message.split('\n')[0]}); the clean parent judges: counted as unsolved`)
   // Every listed test failing (git-fix), or the clean parent's own verify.sh exit (folder): the outcome the run gets.
   const oracle =
     task.kind === 'git-fix'
@@ -395,7 +396,7 @@ export async function executeRun(context: RunContext): Promise<RunRecord> {
         throw new HarnessFailure('tampered', `${trial.tampered.message} The measured run is kept in ${kept}.`, { retryable: false, cause: trial.tampered })
       }
       // The model is known only once the agent has reported it: a run with another model than the recorded ones is not recorded.
-      checkVersions(context.recordedVersions, { model: record.versions.model }, { run: runLabel(context), runsFile: runsFileLabel(context.experiment), afterRun: true })
+      checkVersions(context.recordedVersions, { model: record.versions.model }, { run: contextLabel(context), runsFile: runsFileLabel(context.experiment), afterRun: true })
       return record
     } catch (error) {
       if (!(error instanceof HarnessFailure)) throw error
@@ -405,7 +406,7 @@ export async function executeRun(context: RunContext): Promise<RunRecord> {
       await writeFile(path.join(failedDir, ARTIFACT_FILES.failureReason), `${error.reason}: ${error.message}\n`)
       await rename(path.join(artifactsDir, ARTIFACT_FILES.transcript), path.join(failedDir, ARTIFACT_FILES.transcript)).catch(() => undefined)
       const last = attempt === attempts || !error.retryable
-      context.log?.(`${runLabel(context)}: harness failure (${error.reason}) on attempt ${attempt}/${attempts}${last ? '' : ', retrying'}: ${error.message}`)
+      context.log?.(`${contextLabel(context)}: harness failure (${error.reason}) on attempt ${attempt}/${attempts}${last ? '' : ', retrying'}: ${error.message}`)
       if (last) {
         const summary = retries.map((retry) => `attempt ${retry.attempt}: ${retry.reason}: ${retry.message}`).join('\n')
         throw new HarnessFailure(error.reason, `no measurement after ${attempt} attempt(s); nothing recorded.\n${summary}`, {

@@ -1,4 +1,4 @@
-import seedrandom from 'seedrandom'
+import { seededShuffle } from '../shared/seeded-shuffle.ts'
 
 /** One run the experiment will make, at its place in the seeded plan. */
 export interface PlannedRun {
@@ -13,17 +13,6 @@ export interface PlannedRun {
 export interface PlanTask {
   readonly id: string
   readonly arms: readonly string[]
-}
-
-/** Fisher–Yates with a seeded generator: the same seed, the same order, on every machine. */
-export function seededShuffle<T>(items: readonly T[], seed: string): T[] {
-  const random = seedrandom(seed)
-  const shuffled = [...items]
-  for (let i = shuffled.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1))
-    ;[shuffled[i], shuffled[j]] = [shuffled[j]!, shuffled[i]!]
-  }
-  return shuffled
 }
 
 /**

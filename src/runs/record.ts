@@ -177,11 +177,6 @@ export const RecordedRunSchema = RecordedFieldsSchema.extend({
 /** A recorded run as the analysis reads it (`prevSha256` is set on every record read from a file; records built in memory have none). */
 export type RecordedRun = z.infer<typeof RecordedFieldsSchema> & { readonly prevSha256?: string } & Partial<RunRecord>
 
-/** The identity of a run: one (task, arm, seed) is recorded at most once. */
-export function runKey(run: { task: string; arm: string; seed: number }): string {
-  return `${run.task}\u0000${run.arm}\u0000${run.seed}`
-}
-
 /** Which run a record is of: the experiment, the task, the arm, the seed, its place in the plan, the spec it ran under. */
 export interface RunIdentity {
   readonly experiment: LoadedExperiment

@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs'
 import path from 'node:path'
-import { runLabel } from '../shared/run-label.ts'
-import { runKey, type RecordedRun, type RunRecord } from './record.ts'
+import { runKey, runLabel } from '../shared/run-label.ts'
+import type { RecordedRun, RunRecord } from './record.ts'
 import { readRuns, runsFilePath, type ReadRunsOptions, type RunsFile } from './store.ts'
 
 /**

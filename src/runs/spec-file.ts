@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { z } from 'zod'
-import { DataError } from '../errors.ts'
+import { DataError, describeSchemaIssues } from '../errors.ts'
 import { writeFileAtomic } from '../shared/atomic-write.ts'
 import type { PlannedRun } from './plan.ts'
 import { parseRecordedSpec, type RecordedSpec } from './spec-record.ts'
@@ -75,8 +75,7 @@ export function readSpecFile(outDir: string): SpecFile | undefined {
   if (raw === undefined) return { file, recorded, plan: null }
   const parsed = PlanSchema.safeParse(raw)
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!
-    throw new DataError(`${file}: field plan.${issue.path.map(String).join('.')}: ${issue.message}`)
+    throw new DataError(`${file}: ${describeSchemaIssues(parsed.error.issues.slice(0, 1), 'plan')}`)
   }
   checkPlan(parsed.data, file)
   return { file, recorded, plan: parsed.data }

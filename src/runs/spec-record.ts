@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { DataError } from '../errors.ts'
+import { DataError, describeSchemaIssues } from '../errors.ts'
 import type { SpecManifest } from '../experiment/hash.ts'
 import { ChangeLogEntrySchema, type ChangeLogEntry } from '../experiment/schema.ts'
 
@@ -56,7 +56,7 @@ export function parseRecordedSpec(text: string, file: string): RecordedSpec {
   }
   const parsed = RecordedSpecSchema.safeParse(value)
   if (!parsed.success) {
-    throw new DataError(`${file}: ${parsed.error.issues.map((issue) => `field ${issue.path.map(String).join('.') || '(root)'}: ${issue.message}`).join('; ')}`)
+    throw new DataError(`${file}: ${describeSchemaIssues(parsed.error.issues)}`)
   }
   return parsed.data as RecordedSpec
 }

@@ -6,9 +6,9 @@ import { anchorOf, anchorPath, checkAnchor, readAnchor, writeAnchor } from './an
 import { EMPTY_HEAD, GENESIS_SHA256, lineSha256, type ChainHead } from './chain.ts'
 import { contradictions } from './consistency.ts'
 import type { PlannedRun } from './plan.ts'
-import { MeasuredRunSchema, RecordedRunSchema, runKey, type RecordedRun, type RunRecord } from './record.ts'
+import { MeasuredRunSchema, RecordedRunSchema, type RecordedRun, type RunRecord } from './record.ts'
 import { verifyTranscripts, type TranscriptCheck } from './transcript-check.ts'
-import { runLabel } from '../shared/run-label.ts'
+import { runKey, runLabel } from '../shared/run-label.ts'
 
 /**
  * `runs.jsonl`: one line per recorded run, appended and fsynced at once, never

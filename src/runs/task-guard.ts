@@ -7,6 +7,7 @@ import type { Task } from '../tasks/task.ts'
 import { openRepository } from '../workspace/repository.ts'
 import { dependencyContentMatches, dependencySeal, type PreparedDependencies } from '../workspace/dependencies.ts'
 import { RACY_MARGIN_MS, StatSeal } from '../workspace/stat-seal.ts'
+import { sha256 } from '../shared/sha256.ts'
 
 /**
  * Checks before every run and before every oracle: the task folder's files
@@ -157,9 +158,7 @@ export class TaskGuard {
       const info = await lstat(file, { bigint: true }).catch(() => undefined)
       if (info === undefined) continue
       ctimes.set(relative, info.ctimeNs)
-      hashes[relative] = createHash('sha256')
-        .update(await readFile(file))
-        .digest('hex')
+      hashes[relative] = sha256(await readFile(file))
     }
     return { hashes, ctimes }
   }

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto'
 import path from 'node:path'
 import type { ServerResponse } from 'node:http'
 import { sendJson, type Exchange, type HandlerContext, type ProtocolHandler } from './server.ts'
@@ -6,6 +5,7 @@ import type { Action, Conversation, ConversationMessage, ConversationPart, Model
 import { claudeSkillName } from './skills.ts'
 import { CHARS_PER_TOKEN, estimateTokens, runPathCharacters, type CharacterCount, type PromptSize } from './usage.ts'
 import { listFilesCommand, searchCommand, shellQuote } from './commands.ts'
+import { sha256 } from '../shared/sha256.ts'
 
 /**
  * The Anthropic Messages API (`POST /v1/messages`, streaming SSE or not, and
@@ -104,9 +104,7 @@ export function promptSize(request: MessagesRequest, count: CharacterCount = (te
   const sum = (list: typeof pieces) => list.reduce((total, piece) => total + piece.chars, 0)
   const cacheableChars = lastMark === -1 ? 0 : sum(pieces.slice(0, lastMark + 1))
   const uncachedChars = sum(pieces.slice(lastMark + 1))
-  const key = createHash('sha256')
-    .update(JSON.stringify([request.system ?? '', (request.tools ?? []).map((tool) => tool.name)]))
-    .digest('hex')
+  const key = sha256(JSON.stringify([request.system ?? '', (request.tools ?? []).map((tool) => tool.name)]))
   return {
     cacheKey: key,
     cacheableTokens: Math.ceil(cacheableChars / CHARS_PER_TOKEN),

@@ -4,6 +4,7 @@ import { minimalReplacement, wrongReplacement } from './edit.ts'
 import { searchKeywords } from './keywords.ts'
 import { loadedSkillText, skillLeads, skillsToLoad } from './skills.ts'
 import type { Action, Conversation, GoldEdit, ModelTurn, ScriptedTask } from './types.ts'
+import { shuffleWith } from '../shared/seeded-shuffle.ts'
 
 /**
  * The scripted model's policy: protocol-agnostic and pure. Given what the
@@ -84,15 +85,6 @@ function between(random: () => number, [min, max]: readonly [number, number]): n
   return min + Math.floor(random() * (max - min + 1))
 }
 
-function shuffled<T>(items: readonly T[], random: () => number): T[] {
-  const copy = [...items]
-  for (let i = copy.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1))
-    ;[copy[i], copy[j]] = [copy[j]!, copy[i]!]
-  }
-  return copy
-}
-
 function isExplorable(file: string): boolean {
   return !file.split('/').some((segment) => segment.startsWith('.') || segment === 'node_modules')
 }
@@ -137,16 +129,16 @@ export function planSession(task: ScriptedTask, seed: number, hints: ContextHint
   const decoyCount = between(random, options.decoyReads ?? [1, 3])
   const hintedDecoy = random() < (options.hintedDecoyRate ?? 0.25)
   const keywords = searchKeywords(task.prompt)
-  const keywordOrder = shuffled(keywords.slice(0, 4), random)
+  const keywordOrder = shuffleWith(keywords.slice(0, 4), random)
   const gold = task.edits.map((edit) => edit.path)
   const extensions = new Set(gold.map((file) => path.posix.extname(file)))
   const candidates = task.files.filter((file) => !gold.includes(file) && isExplorable(file))
   const decoys = [
-    ...shuffled(
+    ...shuffleWith(
       candidates.filter((file) => extensions.has(path.posix.extname(file))),
       random,
     ),
-    ...shuffled(
+    ...shuffleWith(
       candidates.filter((file) => !extensions.has(path.posix.extname(file))),
       random,
     ),

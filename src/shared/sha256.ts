@@ -1,6 +1,11 @@
-import { createHash } from 'node:crypto'
+import { createHash, type Hash } from 'node:crypto'
 
 /** SHA-256 of a string (its UTF-8 bytes) or of bytes, lowercase hex: the one hash of specs, records, transcripts and files. */
 export function sha256(data: string | Uint8Array): string {
   return createHash('sha256').update(data).digest('hex')
+}
+
+/** An incremental SHA-256 (node:crypto's `Hash`), for what is hashed piece by piece: a stream, a folder walked file by file. */
+export function sha256Hasher(): Hash {
+  return createHash('sha256')
 }

@@ -1,5 +1,6 @@
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, statSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readdirSync, readFileSync, rmdirSync, statSync } from 'node:fs'
 import path from 'node:path'
+import { writeFileAtomic } from '../shared/atomic-write.ts'
 
 /**
  * The whole-experiment budget (`maxBudgetUsd`) at run time. Runs start in
@@ -65,9 +66,9 @@ function entryFile(dir: string, key: string): string {
   return path.join(dir, `${key.replace(/[^A-Za-z0-9._-]/g, '_')}.json`)
 }
 
+/** Writes an entry whole (the shared atomic write: a temporary file named by the process, then a rename), so workers never see half of one or share a temporary file. */
 function writeEntry(file: string, entry: Entry): void {
-  writeFileSync(`${file}.tmp`, JSON.stringify(entry))
-  renameSync(`${file}.tmp`, file)
+  writeFileAtomic(file, JSON.stringify(entry))
 }
 
 /**

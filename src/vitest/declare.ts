@@ -6,7 +6,7 @@ import { HarnessFailure, SpecError } from '../errors.ts'
 import { resolveExperiment, type LoadedExperiment } from '../experiment/load.ts'
 import { armAgentSpec, executeRun } from '../runs/execute.ts'
 import { recordedVersionsFor } from '../runs/versions.ts'
-import { runKey, type RunRecord, type Versions } from '../runs/record.ts'
+import type { RunRecord, Versions } from '../runs/record.ts'
 import { runsFilePath } from '../runs/store.ts'
 import { loadTask } from '../tasks/load.ts'
 import type { Task } from '../tasks/task.ts'
@@ -16,7 +16,7 @@ import type { TaskModulePayload } from './payload.ts'
 import { currentSession } from './session.ts'
 import { readStopNote, STOPPING_REASONS, writeStopNote } from './stop.ts'
 import { awaitBlock } from './looks.ts'
-import { runLabel } from '../shared/run-label.ts'
+import { runKey, runLabel } from '../shared/run-label.ts'
 
 /**
  * Vitest's `test`, for the generated test module of a task folder: it imports

@@ -1,6 +1,7 @@
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { writeFileAtomic } from '../shared/atomic-write.ts'
 
 /**
  * A sequential experiment's looks, as the reporter (Vitest's main process,
@@ -33,9 +34,7 @@ function noteFile(sessionDir: string, experiment: string): string {
 
 /** Writes the note whole (a rename), so a reader never sees half of it. */
 export function writeLookNote(sessionDir: string, experiment: string, note: LookNote): void {
-  const file = noteFile(sessionDir, experiment)
-  writeFileSync(`${file}.tmp-${process.pid}`, JSON.stringify(note))
-  renameSync(`${file}.tmp-${process.pid}`, file)
+  writeFileAtomic(noteFile(sessionDir, experiment), JSON.stringify(note))
 }
 
 /** The note, if the reporter has written one. */

@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto'
 import { lstat, readdir } from 'node:fs/promises'
 import path from 'node:path'
 import { lstatInside, readFileInside, readLinkInside } from './inside.ts'
+import { sha256 } from '../shared/sha256.ts'
 
 /**
  * The agent's changes, read from the files themselves, never by running git
@@ -49,10 +49,7 @@ export async function pathState(root: string, relative: string): Promise<PathSta
   if (info.isSymbolicLink()) return { kind: 'link', target: (await readLinkInside(root, relative)) ?? '' }
   if (info.isCharacterDevice() && info.rdev === 0) return null
   if (!info.isFile()) return { kind: 'other' }
-  const sha256 = createHash('sha256')
-    .update((await readFileInside(root, relative)) ?? Buffer.alloc(0))
-    .digest('hex')
-  return { kind: 'file', executable: (info.mode & 0o111) !== 0, sha256 }
+  return { kind: 'file', executable: (info.mode & 0o111) !== 0, sha256: sha256((await readFileInside(root, relative)) ?? Buffer.alloc(0)) }
 }
 
 /** Whether two states are the same content (and mode). */

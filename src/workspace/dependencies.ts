@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import { chmod, lstat, mkdir, mkdtemp, readdir, readFile, readlink, realpath, rename, rm, symlink, writeFile } from 'node:fs/promises'
 import os from 'node:os'
@@ -10,6 +9,7 @@ import { parentTemplate, templateRoot } from './template.ts'
 import { discardPublished } from './discard.ts'
 import { StatSeal } from './stat-seal.ts'
 import { packageManagerSetup, packageManagerVersions, pnpmStoreFolder } from './package-managers.ts'
+import { sha256, sha256Hasher } from '../shared/sha256.ts'
 
 /**
  * Prepared dependency folders: what a task's tests need beyond the repository
@@ -66,8 +66,6 @@ export interface PrepareOptions {
   readonly where: string
 }
 
-const sha256 = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex')
-
 /** npm's cache folder, which the prepare command reads (read-only) so `npm ci --offline` needs no network. */
 export function npmCacheFolder(env: Readonly<Record<string, string | undefined>> = process.env): string {
   const configured = env.npm_config_cache ?? env.NPM_CONFIG_CACHE
@@ -76,7 +74,7 @@ export function npmCacheFolder(env: Readonly<Record<string, string | undefined>>
 
 /** The cache key: format, command, mount, every input's path and bytes, platform, architecture, Node's major version and the pinned package managers. */
 export function dependencyKey(recipe: DependencyRecipe, inputs: Readonly<Record<string, string>>): string {
-  const hash = createHash('sha256').update(
+  const hash = sha256Hasher().update(
     `deps\0${DEPENDENCIES_FORMAT}\0${recipe.prepare}\0${recipe.mount}\0${process.platform}\0${process.arch}\0${process.versions.node.split('.')[0]}\0${packageManagerVersions()}\0`,
   )
   for (const file of Object.keys(inputs).sort()) hash.update(`${file}\0${inputs[file]}\0`)

@@ -1,10 +1,10 @@
-import { createHash } from 'node:crypto'
 import { chmod, mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { baseContent, pathState, type Change, type Snapshot, type WorkspaceTrees } from './changes.ts'
 import { directoryInside, readFileInside, readLinkInside } from './inside.ts'
 import { runProcess, UNSANDBOXED_HOST } from '../sandbox/index.ts'
+import { sha256 } from '../shared/sha256.ts'
 
 /**
  * The unified diff of the agent's changes, made by the harness: the before
@@ -28,7 +28,7 @@ export const DIFF_CONTENT_LIMIT = 4 * 1024 * 1024
 /** A file's content as the diff shows it: itself, or one line with its size and SHA-256 when it is too large. */
 function diffable(content: Buffer): Buffer | string {
   if (content.length <= DIFF_CONTENT_LIMIT) return content
-  return `${content.length} bytes, sha256 ${createHash('sha256').update(content).digest('hex')} (too large to diff)\n`
+  return `${content.length} bytes, sha256 ${sha256(content)} (too large to diff)\n`
 }
 
 async function place(root: string, file: string, write: (target: string) => Promise<void>): Promise<void> {

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto'
 import { cp, lstat, mkdir, mkdtemp, readdir, readFile, readlink, realpath, rename, rm, stat } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
@@ -8,6 +7,7 @@ import { commitAll, harnessGit } from './git.ts'
 import { StatSeal } from './stat-seal.ts'
 import { checkoutTree, openRepository, resolveCommit, type OpenRepository } from './repository.ts'
 import { discardPublished } from './discard.ts'
+import { sha256, sha256Hasher } from '../shared/sha256.ts'
 
 /**
  * Templates: each (repository, parent commit) is exported once into a
@@ -39,7 +39,7 @@ export function templateRoot(): string {
 /** The cache key of a (repository, commit): the repository's real path, the commit, and the template format. */
 export async function templateKey(repo: string, base: string): Promise<string> {
   const real = await realpath(repo).catch(() => path.resolve(repo))
-  return createHash('sha256').update(`${TEMPLATE_FORMAT}\0${real}\0${base}`).digest('hex').slice(0, 32)
+  return sha256(`${TEMPLATE_FORMAT}\0${real}\0${base}`).slice(0, 32)
 }
 
 /** The folder a template is (or would be) published at. */
@@ -179,7 +179,7 @@ export async function removeTemplate(repo: string, base: string, root: string = 
 
 /** The cache key of a folder task's `starting/`: every file's path, mode and bytes. */
 async function folderKey(startingDir: string): Promise<string> {
-  const hash = createHash('sha256').update(`folder\0${TEMPLATE_FORMAT}\0`)
+  const hash = sha256Hasher().update(`folder\0${TEMPLATE_FORMAT}\0`)
   const entries = await readdir(startingDir, { recursive: true, withFileTypes: true })
   const files = entries
     .filter((entry) => !entry.isDirectory())

@@ -6,7 +6,7 @@ import { expect, test } from 'vitest'
 import { renderReportFiles } from '../../src/analysis/conclude.ts'
 import { analyzeRuns } from '../../src/analysis/report.ts'
 import { SequentialSchema } from '../../src/experiment/schema.ts'
-import { seededShuffle } from '../../src/runs/plan.ts'
+import { seededShuffle } from '../../src/shared/seeded-shuffle.ts'
 import { formatRuns, parseRuns } from '../../src/runs/store.ts'
 import { experimentRecords, settings } from './records.ts'
 

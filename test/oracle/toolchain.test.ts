@@ -4,7 +4,7 @@ import { access, mkdir, mkdtemp, rm, symlink } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { describe, expect, test } from 'vitest'
-import { cleanPath, resolveOracleToolchain } from '../../src/oracle/toolchain.ts'
+import { resolveOracleToolchain, trustedPathDirs } from '../../src/oracle/toolchain.ts'
 import { SYSTEM_READ_ONLY } from '../../src/sandbox/index.ts'
 import { createExperimentFixture } from '../helpers/experiment-fixture.ts'
 import { findPytestPython } from '../helpers/throwaway.ts'
@@ -19,7 +19,7 @@ describe("the oracle's toolchain", () => {
     await mkdir(path.join(project, 'node_modules', '.bin'), { recursive: true })
     await mkdir(path.join(elsewhere, 'node_modules', '.bin'), { recursive: true })
     const host = [path.join(project, 'node_modules', '.bin'), 'relative/bin', path.join(elsewhere, 'node_modules', '.bin'), '/usr/bin', '/bin'].join(':')
-    expect(cleanPath(host, [project])).toEqual(['/usr/bin', '/bin'])
+    expect(trustedPathDirs(host, [project])).toEqual(['/usr/bin', '/bin'])
   })
 
   test("node is the harness's own, bash and python3 absolute, and the PATH finds them first", async () => {

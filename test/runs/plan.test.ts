@@ -30,6 +30,26 @@ describe('the run plan', () => {
     expect(new Set(many.map((task) => plan.find((run) => run.task === task.id)?.arm)).size).toBe(2)
   })
 
+  test('is pinned: an existing plan keeps its order byte for byte (recorded spec.json plans are checked against it)', () => {
+    // The order main's planRuns gave before the run plan and the task draw shared one seeded shuffle.
+    expect(planRuns(tasks, 2, 20261014).map((run) => `${run.order} ${runLabel(run)}`)).toEqual(
+      [
+        '001-a › baseline › seed 1',
+        '001-a › context › seed 2',
+        '001-a › baseline › seed 2',
+        '001-a › context › seed 1',
+        '002-b › baseline › seed 1',
+        '002-b › context › seed 2',
+        '002-b › baseline › seed 2',
+        '002-b › context › seed 1',
+        '003-c › baseline › seed 2',
+        '003-c › context › seed 1',
+        '003-c › context › seed 2',
+        '003-c › baseline › seed 1',
+      ].map((label, order) => `${order} ${label}`),
+    )
+  })
+
   test('names a case "<task-id> › <arm> › seed <n>"', () => {
     expect(runLabel({ task: '007-x', arm: 'context', seed: 2 })).toBe('007-x › context › seed 2')
   })

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto'
 import { accessSync, constants, readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { HarnessFailure, SpecError } from '../../errors.ts'
@@ -13,6 +12,7 @@ import type { AgentRunRequest, AgentRunResult } from '../types.ts'
 import { CommandOptionsSchema, type CommandOptions } from './options.ts'
 import { commandFailure, parseCommandResult, type CommandResult } from './result.ts'
 import { tail } from '../../shared/tail.ts'
+import { sha256 } from '../../shared/sha256.ts'
 
 /** Where the adapter resolves a relative `agent.bin`. */
 export interface CommandContext {
@@ -90,7 +90,7 @@ export class CommandAgent extends CliAgent<CommandOptions, { readonly name: stri
    */
   override async version(env: Readonly<Record<string, string>>): Promise<string> {
     const file = this.#executable(env)
-    const own = this.options.version ?? `${path.basename(file)} sha256:${createHash('sha256').update(readFileSync(file)).digest('hex').slice(0, 12)}`
+    const own = this.options.version ?? `${path.basename(file)} sha256:${sha256(readFileSync(file)).slice(0, 12)}`
     return `command ${own}; genai-prices ${genaiPricesVersion}`
   }
 

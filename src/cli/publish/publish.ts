@@ -13,6 +13,7 @@ import { loadAnalysisInput, resolveInput } from '../commands/analysis-input.ts'
 import { claimEntry, type ClaimEntry } from './claim.ts'
 import { readClaims, upsertClaim, writeClaims } from './claims-file.ts'
 import { sha256 } from '../../shared/sha256.ts'
+import { runLabel } from '../../shared/run-label.ts'
 
 /** What `publish` is asked to do. */
 export interface PublishRequest {
@@ -69,7 +70,7 @@ export async function publishExperiment(request: PublishRequest): Promise<Publis
   const { settings, expected } = resolveInput(input, {})
   const report = analyzeRuns(input.records, settings, expected)
   if (!report.complete) {
-    const gaps = report.missingRuns.flatMap((gap) => gap.seeds.map((seed) => `${gap.task} › ${gap.arm} › seed ${seed}`))
+    const gaps = report.missingRuns.flatMap((gap) => gap.seeds.map((seed) => runLabel({ task: gap.task, arm: gap.arm, seed })))
     const unexpected = report.unexpectedRuns.map((gap) => `${gap.task} › ${gap.arm} › seed ${formatSeeds(gap.seeds)}`)
     const lines = [
       ...(gaps.length === 0

@@ -1,6 +1,6 @@
 import { parse } from 'yaml'
 import { z } from 'zod'
-import type { Problem } from '../../errors.ts'
+import { type Problem, schemaProblems } from '../../errors.ts'
 
 /**
  * A prompt's front matter: the words it must use although they are also a
@@ -64,7 +64,7 @@ export function splitFrontMatter(text: string, file: string, problems: Problem[]
   }
   const parsed = FrontMatterSchema.safeParse(data ?? {})
   if (!parsed.success) {
-    for (const issue of parsed.error.issues) problems.push({ file, field: issue.path.join('.') || 'front matter', message: issue.message })
+    for (const { field, message } of schemaProblems(parsed.error.issues)) problems.push({ file, field: field === '(root)' ? 'front matter' : field, message })
     return { body, allow: [], bodyLineOffset: end + 1 }
   }
   const allow = Object.entries(parsed.data.allow).map(([word, reason]) => ({ word, reason }))

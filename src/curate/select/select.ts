@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto'
 import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { ProblemsError, SpecError } from '../../errors.ts'
@@ -15,6 +14,7 @@ import { checkPrompts, readPrompts, type Prompt } from './prompts.ts'
 import { DEFAULT_SELECTION_SEED, walkOrder } from './shuffle.ts'
 import { readUsedTasks, type UsedTask, type UsedTaskSet } from './used-tasks.ts'
 import { writeTaskFolder } from './write-task.ts'
+import { sha256 } from '../../shared/sha256.ts'
 
 /** Everything `select` needs. */
 export interface SelectOptions {
@@ -221,9 +221,7 @@ export async function select(options: SelectOptions): Promise<Selection> {
       seed: plan.seed,
       count,
       candidates: relativePosix(out, loaded.file),
-      candidatesSha256: createHash('sha256')
-        .update(await readFile(loaded.file))
-        .digest('hex'),
+      candidatesSha256: sha256(await readFile(loaded.file)),
       exclusions: plan.exclusionsFile === null ? null : relativePosix(out, path.resolve(plan.exclusionsFile)),
       ...(plan.usedSets.length === 0 ? {} : { excludedTaskSets: plan.usedSets.map((set) => ({ dir: relativePosix(out, path.resolve(set.dir)), tasks: set.tasks })) }),
       walk: finalWalk,

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto'
 import { mkdir, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { OpenRepository } from '../../workspace/repository.ts'
@@ -9,6 +8,7 @@ import { commitRoles } from '../harvest/scan.ts'
 import type { GitFixMetadata } from '../../tasks/metadata.ts'
 import type { PromptAllowance } from './front-matter.ts'
 import { slugFromSubject } from './slug.ts'
+import { sha256 } from '../../shared/sha256.ts'
 
 /** What writing one task folder needs. */
 export interface TaskFolderInput {
@@ -70,19 +70,7 @@ export async function writeTaskFolder(input: TaskFolderInput): Promise<string> {
       ? undefined
       : {
           prepare: input.dependencies.prepare,
-          inputs: Object.fromEntries(
-            await Promise.all(
-              input.dependencies.inputs.map(
-                async (file) =>
-                  [
-                    file,
-                    createHash('sha256')
-                      .update(await readBlob(repository, candidate.base, file))
-                      .digest('hex'),
-                  ] as const,
-              ),
-            ),
-          ),
+          inputs: Object.fromEntries(await Promise.all(input.dependencies.inputs.map(async (file) => [file, sha256(await readBlob(repository, candidate.base, file))] as const))),
           mount: input.dependencies.mount,
         }
   const metadata: GitFixMetadata = {

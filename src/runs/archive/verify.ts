@@ -1,5 +1,5 @@
 import { list, type ReadEntry } from 'tar'
-import { DataError } from '../../errors.ts'
+import { DataError, describeSchemaIssues } from '../../errors.ts'
 import type { RecordedRun } from '../record.ts'
 import { archivePath, ArchiveManifestSchema, MANIFEST_PATH, type ArchiveManifest } from './manifest.ts'
 import { runLabel } from '../../shared/run-label.ts'
@@ -81,7 +81,7 @@ export async function verifyTranscriptArchive(archiveFile: string, records: read
         problems.push({
           kind: 'manifest',
           path: MANIFEST_PATH,
-          message: `${MANIFEST_PATH}: ${parsed.error.issues.map((issue) => `field ${issue.path.join('.')}: ${issue.message}`).join('; ')}`,
+          message: `${MANIFEST_PATH}: ${describeSchemaIssues(parsed.error.issues)}`,
         })
     } catch (error) {
       problems.push({ kind: 'manifest', path: MANIFEST_PATH, message: `${MANIFEST_PATH}: not valid JSON (${(error as Error).message})` })

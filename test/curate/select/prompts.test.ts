@@ -143,7 +143,7 @@ describe('allowing a gold module name in the front matter', () => {
   it.each([
     ['a list of words without reasons', '---\nallow: [query]\n---\nText.\n', 'allow give each word its reason'],
     ['an empty reason', '---\nallow:\n  query: ""\n---\nText.\n', 'allow.query give the word its reason'],
-    ['a field other than allow', '---\nallowed:\n  query: why\n---\nText.\n', 'front matter Unrecognized key: "allowed"'],
+    ['a field other than allow', '---\nallowed:\n  query: why\n---\nText.\n', 'allowed unknown field: remove it or fix its spelling'],
     ['front matter never closed', '---\nallow:\n  query: why\nText.\n', 'line 1 front matter opened with "---" is never closed'],
   ])('refuses %s, naming the file and field', async (_name, text, expected) => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'prompts-'))
