@@ -30,7 +30,7 @@ export function formatPowerAnalysis(result: PowerAnalysis): string {
     `  σ = ${formatNumber(result.sigma, 4)}  (sample standard deviation of r = d / mean cost of ${result.control}, per task)`,
     `  n = ⌈((z₁₋α + z_power) · σ / δ)² / 0.955⌉`,
     `    = ⌈((${z}) · ${formatNumber(result.sigma, 4)} / ${result.effect})² / 0.955⌉`,
-    `    = ⌈${formatNumber(result.exactTasks, 2)}⌉ = ${result.formulaTasks} task(s)` + (result.tasksNeeded === result.formulaTasks ? '' : ` → ${result.tasksNeeded} task(s)`),
+    `    = ⌈${formatNumber(result.exactTasks, 2)}⌉ = ${result.formulaTasks} task(s)${result.tasksNeeded === result.formulaTasks ? '' : ` → ${result.tasksNeeded} task(s)`}`,
     ...(result.tasksNeeded === result.formulaTasks
       ? []
       : [

@@ -82,7 +82,7 @@ function describeRun(label: string, run: TestCommandRun): string {
   const counts =
     run.results === null
       ? `no results: ${run.noResults}`
-      : `${run.results.tests.size} test(s) in a ${run.results.format} report: ` + [...run.results.tests].map(([id, status]) => `\n    ${status.padEnd(7)} ${id}`).join('')
+      : `${run.results.tests.size} test(s) in a ${run.results.format} report: ${[...run.results.tests].map(([id, status]) => `\n    ${status.padEnd(7)} ${id}`).join('')}`
   return [
     `## ${label}`,
     `$ ${run.commandLine}`,
