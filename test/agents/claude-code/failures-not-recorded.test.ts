@@ -36,5 +36,5 @@ test('an API failure is retried, then fails the case with its reason; only the m
   expect(result.all).toContain('no measurement after 2 attempt(s)')
   const runs = await fixture.runs()
   expect(runs.map((run) => [run.arm, run.outcome])).toEqual([['working', 'solved']])
-  expect(runs[0]!.versions).toMatchObject({ agent: expect.stringMatching(/\(Claude Code\)$/), model: 'claude-sonnet-4-5' })
+  expect(runs[0]!.versions).toMatchObject({ agent: expect.stringMatching(/\(Claude Code\)$/), model: 'scripted:claude-sonnet-4-5' })
 })
