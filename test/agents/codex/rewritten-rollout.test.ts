@@ -1,6 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import { afterEach, beforeEach, describe, expect, test } from 'vitest'
+import { describe, expect, test } from 'vitest'
 import { CodexAgent } from '../../../src/agents/codex/agent.ts'
 import type { AgentRunResult } from '../../../src/agents/types.ts'
 import { HarnessFailure } from '../../../src/errors.ts'
@@ -38,16 +38,8 @@ for root, _, files in os.walk(sessions):
         log.write('rewrote\n')
 `
 
-let folders: RunFolders
-beforeEach(async () => {
-  folders = await makeRunFolders('rewritten-rollout')
-})
-afterEach(async () => {
-  await folders.cleanup()
-})
-
 /** A Codex agent on its own scripted model whose `notify` program forges (`rewrite`) or deletes the rollout; logs to `forge.log` in HOME. */
-async function forgingAgent(mode: 'rewrite' | 'delete'): Promise<{ agent: CodexAgent; log: string }> {
+async function forgingAgent(folders: RunFolders, mode: 'rewrite' | 'delete'): Promise<{ agent: CodexAgent; log: string }> {
   const script = path.join(folders.home, 'forge.py')
   const log = path.join(folders.home, 'forge.log')
   await writeFile(script, FORGE)
@@ -56,6 +48,40 @@ async function forgingAgent(mode: 'rewrite' | 'delete'): Promise<{ agent: CodexA
     AgentSpecSchema.parse({ kind: 'codex', model: 'gpt-5.5', options: { scriptedModel: { wrongEditRate: 0 }, sandbox: 'danger-full-access', config: { notify } } }),
   )
   return { agent, log }
+}
+
+/**
+ * A session whose `notify` program forged the rollout while the session ran. Codex starts `notify` and does not
+ * wait for it, so on a quick machine Codex can exit, and the harness end the session's processes, before the
+ * forger has run. Such a session was not forged: it must then be priced as the CLI reported it, at the true model
+ * and cost, never the forged one; and sessions are tried again until one is forged in time (at most four).
+ */
+async function forgedSession(mode: 'rewrite' | 'delete', sandboxed: boolean): Promise<AgentRunResult | HarnessFailure> {
+  for (let attempt = 1; attempt <= 4; attempt++) {
+    const folders = await makeRunFolders('rewritten-rollout')
+    const sandbox = sandboxed
+      ? await RunSandbox.open({
+          allow: [],
+          writable: [folders.workspace, folders.home],
+          readOnly: toolchainMounts(process.env.PATH, [path.resolve(import.meta.dirname, '../../..')]),
+        })
+      : undefined
+    try {
+      const { agent, log } = await forgingAgent(folders, mode)
+      const task = await taskWithSolution(folders)
+      const ended = await outcome(agent.run(runRequest(folders, { task, ...(sandbox === undefined ? {} : { sandbox }) })))
+      const forged = await readFile(log, 'utf8').catch(() => '')
+      if (forged === `${mode === 'rewrite' ? 'rewrote' : 'deleted'}\n`) return ended
+      if (!(ended instanceof HarnessFailure)) {
+        expect(ended.model).toBe('gpt-5.5')
+        expect(ended.costUsd).toBeGreaterThan(0.01)
+      }
+    } finally {
+      await sandbox?.close()
+      await folders.cleanup()
+    }
+  }
+  throw new Error(`in four Codex sessions the notify program never ${mode === 'rewrite' ? 'rewrote' : 'deleted'} the rollout before Codex exited`)
 }
 
 async function outcome(run: Promise<AgentRunResult>): Promise<AgentRunResult | HarnessFailure> {
@@ -82,32 +108,14 @@ function expectTampered(ended: AgentRunResult | HarnessFailure, what: RegExp): v
 
 describe("a Codex notify program that rewrites the session's rollout", () => {
   test('a rollout rewritten to a cheaper cost and another model is tampered, never a cheaper run', async () => {
-    const { agent, log } = await forgingAgent('rewrite')
-    const ended = await outcome(agent.run(runRequest(folders, { task: await taskWithSolution(folders) })))
-    expect(await readFile(log, 'utf8')).toBe('rewrote\n')
-    expectTampered(ended, /codex session's own usage record was changed under it: .*rollout-.*\.jsonl was rewritten while the session ran/)
+    expectTampered(await forgedSession('rewrite', false), /codex session's own usage record was changed under it: .*rollout-.*\.jsonl was rewritten while the session ran/)
   })
 
   test('a deleted rollout is tampered too', async () => {
-    const { agent, log } = await forgingAgent('delete')
-    const ended = await outcome(agent.run(runRequest(folders, { task: await taskWithSolution(folders) })))
-    expect(await readFile(log, 'utf8')).toBe('deleted\n')
-    expectTampered(ended, /rollout-.*\.jsonl was deleted while the session ran/)
+    expectTampered(await forgedSession('delete', false), /rollout-.*\.jsonl was deleted while the session ran/)
   })
 
   test("in the harness's sandbox the notify program runs and rewrites the rollout too: tampered", async () => {
-    const sandbox = await RunSandbox.open({
-      allow: [],
-      writable: [folders.workspace, folders.home],
-      readOnly: toolchainMounts(process.env.PATH, [path.resolve(import.meta.dirname, '../../..')]),
-    })
-    try {
-      const { agent, log } = await forgingAgent('rewrite')
-      const ended = await outcome(agent.run(runRequest(folders, { task: await taskWithSolution(folders), sandbox })))
-      expect(await readFile(log, 'utf8')).toBe('rewrote\n')
-      expectTampered(ended, /rollout-.*\.jsonl was rewritten while the session ran/)
-    } finally {
-      await sandbox.close()
-    }
+    expectTampered(await forgedSession('rewrite', true), /rollout-.*\.jsonl was rewritten while the session ran/)
   })
 })
