@@ -372,6 +372,20 @@ function skillCheckBlocks(report: AnalysisReport): Block[] {
   ]
 }
 
+/** The sections every report ends with, verdict or not: data, cost, egress, sandbox, integrity, provenance, contamination, change log. */
+function closingBlocks(report: AnalysisReport): Block[] {
+  return [
+    ...dataBlocks(report),
+    ...costBlocks(report),
+    ...egressBlocks(report),
+    ...sandboxBlocks(report),
+    ...integrityBlocks(report),
+    ...provenanceBlocks(report),
+    ...contaminationBlocks(report),
+    ...changeLogBlocks(report),
+  ]
+}
+
 /**
  * The readable report as blocks: title, stage label, verdict, the decision
  * rule's table, endpoints, per-task and per-arm tables, data and parameters;
@@ -386,14 +400,7 @@ export function reportDocument(report: AnalysisReport, options: DocumentOptions 
       ...blocks,
       ...sequentialBlocks(report),
       ...missingBlocks(report),
-      ...dataBlocks(report),
-      ...costBlocks(report),
-      ...egressBlocks(report),
-      ...sandboxBlocks(report),
-      ...integrityBlocks(report),
-      ...provenanceBlocks(report),
-      ...contaminationBlocks(report),
-      ...changeLogBlocks(report),
+      ...closingBlocks(report),
     ]
   }
   const several = report.comparisons.length > 1
@@ -425,14 +432,7 @@ export function reportDocument(report: AnalysisReport, options: DocumentOptions 
     ...sequentialBlocks(report),
     ...skillCheckBlocks(report),
     ...secondaryBlocks(report),
-    ...dataBlocks(report),
-    ...costBlocks(report),
-    ...egressBlocks(report),
-    ...sandboxBlocks(report),
-    ...integrityBlocks(report),
-    ...provenanceBlocks(report),
-    ...contaminationBlocks(report),
-    ...changeLogBlocks(report),
+    ...closingBlocks(report),
   ]
 }
 
