@@ -396,12 +396,7 @@ export function reportDocument(report: AnalysisReport, options: DocumentOptions 
   blocks.push(...labelBlocks(report))
   if (!report.complete) {
     blocks.push({ kind: 'verdict', verdict: 'no verdict', text: noVerdictSentences(report).join(' ') })
-    return [
-      ...blocks,
-      ...sequentialBlocks(report),
-      ...missingBlocks(report),
-      ...closingBlocks(report),
-    ]
+    return [...blocks, ...sequentialBlocks(report), ...missingBlocks(report), ...closingBlocks(report)]
   }
   const several = report.comparisons.length > 1
   if (several) {
@@ -427,13 +422,7 @@ export function reportDocument(report: AnalysisReport, options: DocumentOptions 
     })
   }
   for (const comparison of report.comparisons) blocks.push(...comparisonBlocks(report, comparison, several, options))
-  return [
-    ...blocks,
-    ...sequentialBlocks(report),
-    ...skillCheckBlocks(report),
-    ...secondaryBlocks(report),
-    ...closingBlocks(report),
-  ]
+  return [...blocks, ...sequentialBlocks(report), ...skillCheckBlocks(report), ...secondaryBlocks(report), ...closingBlocks(report)]
 }
 
 /** The labels about how this analysis was made: EXPLORATORY (what departed), COMPLETENESS NOT CHECKED, UNSANDBOXED. */
