@@ -70,6 +70,9 @@ export interface SyscallTable {
   readonly numbers: Readonly<Record<Name, number>>
 }
 
+/** The new mount API's syscalls: numbered alike on every architecture (Linux 5.2 onwards gave new syscalls one number everywhere). */
+const NEW_MOUNT_API = { open_tree: 428, move_mount: 429, fsopen: 430, fsconfig: 431, fsmount: 432, fspick: 433, mount_setattr: 442 } as const
+
 /** The architectures the filter knows, by `process.arch`. */
 export const SYSCALL_TABLES: Readonly<Record<string, SyscallTable>> = {
   x64: {
@@ -79,13 +82,7 @@ export const SYSCALL_TABLES: Readonly<Record<string, SyscallTable>> = {
       mount: 165,
       umount2: 166,
       pivot_root: 155,
-      open_tree: 428,
-      move_mount: 429,
-      fsopen: 430,
-      fsconfig: 431,
-      fsmount: 432,
-      fspick: 433,
-      mount_setattr: 442,
+      ...NEW_MOUNT_API,
       ptrace: 101,
       process_vm_readv: 310,
       process_vm_writev: 311,
@@ -117,13 +114,7 @@ export const SYSCALL_TABLES: Readonly<Record<string, SyscallTable>> = {
       mount: 40,
       umount2: 39,
       pivot_root: 41,
-      open_tree: 428,
-      move_mount: 429,
-      fsopen: 430,
-      fsconfig: 431,
-      fsmount: 432,
-      fspick: 433,
-      mount_setattr: 442,
+      ...NEW_MOUNT_API,
       ptrace: 117,
       process_vm_readv: 270,
       process_vm_writev: 271,
