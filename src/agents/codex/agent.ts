@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { AgentSpec } from '../../experiment/schema.ts'
-import { CliAgent, nodeScript, pricedResult, type CliLaunch, type CliSession } from '../cli-agent.ts'
+import { CliAgent, HELD_KEY_PLACEHOLDER, nodeScript, pricedResult, type CliLaunch, type CliSession, type HeldKey } from '../cli-agent.ts'
 import { parseAdapterOptions } from '../options.ts'
 import { modelPrice, type PriceKey } from '../pricing/price.ts'
 import { pricedAgentVersion } from '../pricing/version.ts'
@@ -96,6 +96,17 @@ export class CodexAgent extends CliAgent<CodexOptions, { readonly codexHome: str
 
   protected override get meteredPrice(): PriceKey {
     return this.#price
+  }
+
+  /**
+   * The provider key in `options.envKey` (default `OPENAI_API_KEY`, from `env.pass`) is held by the gateway
+   * (`authorization: Bearer …` on every request to the provider); Codex, its notify program, MCP servers and tools
+   * get a placeholder. A `codex login` (auth.json in CODEX_HOME) stays Codex's.
+   */
+  protected override heldKey(request: AgentRunRequest): HeldKey | undefined {
+    const key = request.env[this.options.envKey]
+    if (key === undefined || key === '') return undefined
+    return { headers: { authorization: `Bearer ${key}` }, env: { [this.options.envKey]: HELD_KEY_PLACEHOLDER } }
   }
 
   /**

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { AgentSpec } from '../../experiment/schema.ts'
-import { CliAgent, nodeScript, pricedResult, type CliLaunch, type CliSession } from '../cli-agent.ts'
+import { CliAgent, HELD_KEY_PLACEHOLDER, nodeScript, pricedResult, type CliLaunch, type CliSession, type HeldKey } from '../cli-agent.ts'
 import { parseAdapterOptions } from '../options.ts'
 import { modelPrice, type PriceKey } from '../pricing/price.ts'
 import { pricedAgentVersion } from '../pricing/version.ts'
@@ -79,6 +79,16 @@ export class GeminiAgent extends CliAgent<GeminiOptions, { readonly home: string
 
   protected override get meteredPrice(): PriceKey {
     return this.#price
+  }
+
+  /**
+   * `GEMINI_API_KEY` (from `env.pass`) is held by the gateway (`x-goog-api-key` on every request to the provider);
+   * the CLI, its hooks, MCP servers and tools get a placeholder. A Google login or Vertex AI credentials stay the CLI's.
+   */
+  protected override heldKey(request: AgentRunRequest): HeldKey | undefined {
+    const key = request.env.GEMINI_API_KEY
+    if (key === undefined || key === '') return undefined
+    return { headers: { 'x-goog-api-key': key }, env: { GEMINI_API_KEY: HELD_KEY_PLACEHOLDER } }
   }
 
   /** The run's HOME holds its settings; with the scripted model, its URL and key, one API attempt per request unless the options say otherwise. */
