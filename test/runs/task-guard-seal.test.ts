@@ -32,7 +32,7 @@ async function guardedRun(task: Task, root: string, template: string, during: ()
 }
 
 /** A folder task, its template (older than the racy margin) and one clean run that sealed it. */
-async function sealedTask(): Promise<{ task: Task; root: string; template: string; file: string; starting: string }> {
+async function sealedTask(): Promise<{ task: Task; root: string; template: string; file: string; starting: string; sealedWithin: [number, number] }> {
   const root = await mkdtemp(path.join(os.tmpdir(), 'guard-seal-'))
   roots.push(root)
   const setDir = path.join(root, 'tasks')
@@ -41,8 +41,9 @@ async function sealedTask(): Promise<{ task: Task; root: string; template: strin
   const starting = path.join(setDir, '001-sealed', 'starting')
   const template = await folderTemplate(starting, path.join(root, 'templates'))
   await wait(RACY_MARGIN_MS + 100)
+  const from = Date.now()
   await guardedRun(task!, root, template)
-  return { task: task!, root, template, file: path.join(template, 'value.txt'), starting }
+  return { task: task!, root, template, file: path.join(template, 'value.txt'), starting, sealedWithin: [from, Date.now()] }
 }
 
 /** Rewrites `file` with `content` (same size) and puts its mtime back to the nanosecond. */
@@ -55,10 +56,21 @@ async function rewriteKeepingMtime(file: string, content: string): Promise<void>
 }
 
 describe('the template check across the runs of one process', () => {
-  test('a sealed template that nothing wrote lets every later run through', async () => {
-    const { task, root, template } = await sealedTask()
-    await guardedRun(task, root, template)
-    await guardedRun(task, root, template)
+  test("a sealed template that nothing wrote lets every later run through on the first run's seal, which still finds a change after them", async () => {
+    const { task, root, template, file, sealedWithin } = await sealedTask()
+    await expect(guardedRun(task, root, template)).resolves.toBeUndefined()
+    await expect(guardedRun(task, root, template)).resolves.toBeUndefined()
+    // The later runs kept the first run's seal (not one of their own, nor none): a change made now is found by it,
+    // and the message dates the check to the first run.
+    await rewriteKeepingMtime(file, 'right\n')
+    const failure = await guardedRun(task, root, template).then(
+      () => undefined,
+      (error: unknown) => error as Error,
+    )
+    expect(failure?.message).toMatch(/before the oracle, its template .* changed since this process checked it \(.*\): value\.txt changed/)
+    const checkedAt = Date.parse(/checked it \(([^)]+)\)/.exec(failure!.message)![1]!)
+    expect(checkedAt).toBeGreaterThanOrEqual(sealedWithin[0])
+    expect(checkedAt).toBeLessThanOrEqual(sealedWithin[1])
   })
 
   test('a sealed template rewritten between runs with its size and mtime put back stops the next run before its oracle, naming the file', async () => {

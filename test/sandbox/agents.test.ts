@@ -59,11 +59,18 @@ describe('inside the sandbox, against the scripted model', () => {
     )
   })
 
-  it('claude-code reads a settings file the experiment names from the project (that file alone is mounted)', async () => {
+  it('claude-code reads a settings file the experiment names from the project (that file alone is mounted): its env and its hook reach the session', async () => {
     const { writeFile } = await import('node:fs/promises')
-    await writeFile(path.join(folders.root, 'claude-settings.json'), '{ "env": { "TASK_OUTCOME_FROM_SETTINGS": "1" } }\n')
+    // The hook, run by the CLI inside the sandbox, writes what it sees: the settings' env, and whether a file
+    // beside the settings file in the project is visible (it must not be: only the named file is mounted).
+    const sibling = path.join(folders.root, 'beside-the-settings.txt')
+    await writeFile(sibling, 'project file\n')
+    const hook = `echo "env=$TASK_OUTCOME_FROM_SETTINGS sibling=$(test -e ${sibling} && echo visible || echo hidden)" > "$CLAUDE_PROJECT_DIR/seen-by-hook.txt"`
+    const settings = { env: { TASK_OUTCOME_FROM_SETTINGS: 'from-the-settings-file' }, hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', command: hook }] }] } }
+    await writeFile(path.join(folders.root, 'claude-settings.json'), `${JSON.stringify(settings)}\n`)
     const spec = AgentSpecSchema.parse({ kind: 'claude-code', model: 'claude-sonnet-4-5', options: { scriptedModel: { wrongEditRate: 0 }, settings: 'claude-settings.json' } })
     await solvesInSandbox(new ClaudeCodeAgent(spec, { experimentDir: folders.root }))
+    expect(await readFile(path.join(folders.workspace, 'seen-by-hook.txt'), 'utf8')).toBe('env=from-the-settings-file sibling=hidden\n')
   })
 
   // Inside the harness's sandbox Codex runs its commands without a nested sandbox of its own (danger-full-access):
