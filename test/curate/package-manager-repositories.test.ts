@@ -1,5 +1,4 @@
-import { createHash } from 'node:crypto'
-import { lstat, readdir, readFile, readlink, rm } from 'node:fs/promises'
+import { readdir, readFile, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -9,6 +8,7 @@ import { createExperimentFixture, type ExperimentFixture } from '../helpers/expe
 import { fillPackageManagerCaches, type PackageManagerCaches } from '../helpers/package-manager-caches.ts'
 import { cli, KEBAB_V1, KEBAB_V2, kebabCode, kebabHistory, VITEST_COMMAND, writeKebabPrompts } from '../helpers/kebab-repository.ts'
 import { buildRepo } from '../helpers/throwaway.ts'
+import { preparedDrift } from '../helpers/prepared-drift.ts'
 import { pinnedVitestVersion } from '../helpers/vitest-lockfile.ts'
 
 // The README's Vitest recipe on the repositories people have: one locked by pnpm, one by yarn berry, generated here
@@ -39,29 +39,6 @@ afterAll(async () => {
   }
   await rm(scratch, { recursive: true, force: true })
 })
-
-/** Each prepared folder below the template cache whose files differ from its manifest (mode and SHA-256, links by target). */
-async function preparedDrift(): Promise<string[]> {
-  const root = path.join(scratch, 'templates')
-  const drift: string[] = []
-  for (const key of (await readdir(root).catch(() => [] as string[])).filter((name) => name.startsWith('deps-'))) {
-    const manifest = JSON.parse(await readFile(path.join(root, key, 'manifest.json'), 'utf8')) as { mount: string; files: Record<string, string> }
-    const folder = path.join(root, key, 'project', manifest.mount)
-    const files: Record<string, string> = {}
-    for (const entry of await readdir(folder, { recursive: true, withFileTypes: true })) {
-      if (entry.isDirectory()) continue
-      const file = path.join(entry.parentPath, entry.name)
-      const info = await lstat(file)
-      files[path.relative(folder, file)] = info.isSymbolicLink()
-        ? `link ${await readlink(file)}`
-        : `${(info.mode & 0o777).toString(8)} ${createHash('sha256')
-            .update(await readFile(file))
-            .digest('hex')}`
-    }
-    for (const file of new Set([...Object.keys(files), ...Object.keys(manifest.files)])) if (files[file] !== manifest.files[file]) drift.push(`${key}: ${file}`)
-  }
-  return drift
-}
 
 const repositories = [
   { manager: 'pnpm', lockfiles: () => ({ 'pnpm-lock.yaml': caches.pnpmLock }), prepare: PREPARE_COMMANDS.pnpm, inputs: ['package.json', 'pnpm-lock.yaml'] },
@@ -177,7 +154,7 @@ for (const { manager, lockfiles, prepare, inputs } of repositories) {
     }, 600_000)
 
     it('leaves every prepared folder as its manifest says, and no command found one changed', async () => {
-      expect(await preparedDrift()).toEqual([])
+      expect(await preparedDrift(path.join(scratch, 'templates'))).toEqual([])
       for (const output of outputs) expect(output).not.toMatch(/no longer matches its manifest/)
     })
   })

@@ -9,6 +9,7 @@ import { writeTaskFolder } from '../../src/curate/select/write-task.ts'
 import type { GitFixTask } from '../../src/tasks/task.ts'
 import { openRepository } from '../../src/workspace/repository.ts'
 import { removeTemplate } from '../../src/workspace/template.ts'
+import type { DependencyRecipe } from '../../src/workspace/dependencies.ts'
 import { buildRepo, type Step, vitestProject } from '../helpers/throwaway.ts'
 
 /** A throwaway repository harvested and turned into task folders, ready for workspaces and the oracle. */
@@ -28,7 +29,7 @@ export interface HarvestedFixture {
  */
 export async function harvestedTasks(
   steps: readonly Step[],
-  options: { testCommand: string; source: string[]; tests: string[]; dependencies?: 'auto' },
+  options: { testCommand: string; source: string[]; tests: string[]; dependencies?: DependencyRecipe | 'auto' },
 ): Promise<HarvestedFixture> {
   const repo = await buildRepo(steps, 'oracle-repo-')
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'oracle-set-'))
