@@ -6,6 +6,7 @@ import { createAgent } from '../../src/agents/index.ts'
 import { resolveExperiment } from '../../src/experiment/load.ts'
 import { buildRecord, runTrial, type RunContext, type RunStage } from '../../src/runs/execute.ts'
 import type { GitFixTask } from '../../src/tasks/task.ts'
+import { repositoryName } from '../../src/tasks/repository-name.ts'
 import { readerGit } from '../../src/workspace/repository.ts'
 import { copyTemplate, parentTemplate, removeTemplate } from '../../src/workspace/template.ts'
 
@@ -109,6 +110,7 @@ async function benchTask(repo: string, root: string): Promise<GitFixTask> {
     prompt: 'Multiplying adds instead.',
     files: [],
     repo,
+    repository: repositoryName(repo),
     oracleDir: path.join(dir, 'oracle'),
     goldPatch: null,
     metadata: {

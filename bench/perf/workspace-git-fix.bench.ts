@@ -13,6 +13,7 @@ import { parentTemplate, removeTemplate } from '../../src/workspace/template.ts'
 import type { Workspace } from '../../src/workspace/workspace.ts'
 import { GENERATED, generatedRepository } from './harvest.bench.ts'
 import { benchRows, printBenchTable } from './table.ts'
+import { repositoryName } from '../../src/tasks/repository-name.ts'
 
 /**
  * A git-fix run's workspace on the 5,000-file, 2,000-commit repository of
@@ -64,6 +65,7 @@ export default async function run(): Promise<void> {
     prompt: 'bench',
     files: [],
     repo,
+    repository: repositoryName(repo),
     oracleDir: path.join(root, 'oracle'),
     goldPatch: null,
     metadata: { id: '001', slug: 'bench', kind: 'git-fix', repo, base, fix, gold_files: ['x'], test_files: ['y'], FAIL_TO_PASS: ['z'], PASS_TO_PASS: [], test_command: '{junit}' },

@@ -139,6 +139,8 @@ export const MeasuredRunSchema = z.strictObject({
   harnessError: z.strictObject({ reason: z.string(), message: z.string() }).nullable().optional(),
   /** SHA-256 of every skill the run's workspace held, by skill name (skill experiments only). */
   skills: z.record(z.string(), sha256).optional(),
+  /** The git-fix task's source repository by its portable name (`src/tasks/repository-name.ts`); absent for folder tasks and in records made before it existed. */
+  repository: z.string().min(1).optional(),
   startedAt: isoTime,
   finishedAt: isoTime,
 })
@@ -250,6 +252,7 @@ export function buildRecord(run: RunIdentity, trial: TrialResult, retries: Harne
     integrityFlags: [...(trial.integrityFlags ?? []), ...(trial.judgement.integrityFlags ?? [])],
     harnessError: trial.harnessError ?? null,
     ...(trial.skills === undefined ? {} : { skills: trial.skills }),
+    ...(task.kind === 'git-fix' ? { repository: task.repository } : {}),
     startedAt: startedAt.toISOString(),
     finishedAt: finishedAt.toISOString(),
   }

@@ -4,6 +4,7 @@ import path from 'node:path'
 import { ProblemsError, schemaProblems, type Problem } from '../errors.ts'
 import { readRenamedField, TaskMetadataSchema, type TaskMetadata } from './metadata.ts'
 import type { FolderSolution, Task } from './task.ts'
+import { repositoryName } from './repository-name.ts'
 
 /** A task folder's name: `<NNN>-<slug>`. */
 export const TASK_FOLDER_PATTERN = /^(\d{3,})-([a-z0-9][a-z0-9-]*)$/
@@ -156,7 +157,7 @@ async function checkTask(dir: string, problems: ProblemList): Promise<Task | und
     const goldPatchFile = path.join(dir, 'solution', 'gold.patch')
     const goldPatch = (await exists(goldPatchFile)) ? goldPatchFile : null
     if (problems.items.length > before) return undefined
-    return { kind: 'git-fix', id: folderName, dir, prompt, files, metadata, repo, oracleDir, goldPatch }
+    return { kind: 'git-fix', id: folderName, dir, prompt, files, metadata, repo, repository: metadata.repository ?? repositoryName(repo), oracleDir, goldPatch }
   }
   return undefined
 }

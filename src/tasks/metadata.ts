@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { RepositoryNameSchema } from './repository-name.ts'
 
 /**
  * `metadata.json` of a task folder. Strict: an unknown key is an error (a
@@ -70,6 +71,12 @@ export const GitFixMetadataSchema = z.strictObject({
   kind: z.literal('git-fix'),
   /** The repository (path relative to the task folder, or absolute; a git bundle works too). */
   repo: z.string().min(1),
+  /**
+   * The repository's portable name, which records and the report use (task
+   * sets drawn from several repositories are broken down by it). Default: the
+   * name of `repo`'s folder or bundle without `.git`/`.bundle`.
+   */
+  repository: RepositoryNameSchema.optional(),
   /** The fix's parent commit: the agent's starting point. */
   base: z.string().regex(/^[0-9a-f]{40}$/, 'a full 40-hex commit id'),
   /** The fix commit. */

@@ -30,6 +30,8 @@ export interface GitFixTask extends TaskBase {
   readonly metadata: GitFixMetadata
   /** Absolute path of the repository the task was harvested from. */
   readonly repo: string
+  /** The repository's portable name (`metadata.repository`, or the folder's or bundle's name): what records and the report call it. */
+  readonly repository: string
   /** Absolute path of `oracle/`: the fix's test files, by their repository paths. */
   readonly oracleDir: string
   /** The fix's non-test changes as a patch (`solution/gold.patch`), applied by the `gold` agent. */
