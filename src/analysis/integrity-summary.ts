@@ -12,18 +12,19 @@ export interface FlaggedRun {
 
 /** What the report says about the integrity of the analysed runs' changes. */
 export interface IntegritySummary {
-  /** Runs whose change has integrity flags, in record order. */
+  /** Runs whose change has integrity flags: the solved ones first (a flag on a solved run is the one to read), each group in record order. */
   readonly flagged: readonly FlaggedRun[]
   /** How many of them the oracle judged solved (the ones to look at first). */
   readonly solvedFlagged: number
 }
 
-/** The integrity part of a report, from the analysed arms' records. Pure. */
+/** The integrity part of a report, from the analysed arms' records, flagged solved runs first. Pure. */
 export function integritySummary(records: readonly RecordedRun[], arms: readonly string[]): IntegritySummary {
   const flagged = records
     .filter((record) => arms.includes(record.arm) && (record.integrityFlags?.length ?? 0) > 0)
     .map((record) => ({ task: record.task, arm: record.arm, seed: record.seed, outcome: record.outcome, flags: record.integrityFlags! }))
-  return { flagged, solvedFlagged: flagged.filter((run) => run.outcome === 'solved').length }
+  const solved = flagged.filter((run) => run.outcome === 'solved')
+  return { flagged: [...solved, ...flagged.filter((run) => run.outcome !== 'solved')], solvedFlagged: solved.length }
 }
 
 /** The report's integrity sentences: how many runs changed code in ways that disarm tests, and which. */
