@@ -10,8 +10,10 @@ import path from 'node:path'
  * that locks chai's assertion methods, the matchers registered so far and the
  * `expect`/`vi`/`describe`/`it` globals, so `expect.extend({ toBe })`, a chai
  * plugin or `globalThis.expect = …` from the code under test throws instead of
- * disarming the tests (new matchers can still be added, as test files do). And
- * a private cache folder in the run's HOME, with the task's config loaded
+ * disarming the tests (new matchers can still be added, as test files do);
+ * every inline `test.projects` entry gets it too, with or without
+ * `extends: true` (a project named by a path or glob to its own config file
+ * does not: see docs/integrity.md). And a private cache folder in the run's HOME, with the task's config loaded
  * through Vite's module runner, so nothing is written into the prepared
  * dependency folder (read-only in the sandbox) or the task's files: ESM
  * `vitest.config.*` repositories are measured.
@@ -90,7 +92,13 @@ export default async (env) => {
   const load = (loader) => vite.loadConfigFromFile(env, path.resolve(root, taskConfig), root, undefined, undefined, loader)
   const loaded = taskConfig === null ? null : await load('runner').catch(() => load('bundle'))
   if (taskConfig !== null && loaded === null) throw new Error('task-outcome oracle: the Vitest config ' + taskConfig + ' could not be loaded')
-  return vite.mergeConfig(loaded?.config ?? {}, { root, cacheDir: path.join(process.env.HOME, '.task-outcome-vite'), test: { setupFiles: [setup] } })
+  const harness = { cacheDir: path.join(process.env.HOME, '.task-outcome-vite'), test: { setupFiles: [setup] } }
+  const config = vite.mergeConfig(loaded?.config ?? {}, { root, ...harness })
+  // An inline project without extends: true inherits neither: each gets them itself (awaited or called as Vitest would).
+  const own = (project) => (project !== null && typeof project === 'object' && project.extends !== true ? vite.mergeConfig(project, harness) : project)
+  const withHarness = (project) => (typeof project === 'string' ? project : typeof project === 'function' ? async (...args) => own(await project(...args)) : Promise.resolve(project).then(own))
+  if (Array.isArray(config.test?.projects)) config.test.projects = config.test.projects.map(withHarness)
+  return config
 }
 `
 }
