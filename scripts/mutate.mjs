@@ -1,17 +1,46 @@
 #!/usr/bin/env node
 // `npm run mutate [-- <stryker options>]`: runs Stryker (stryker.config.mjs), then reads its JSON report and
 // prints each mutated file's mutation score, failing when one is under the floor (85%). A surviving mutant
-// either gets a test or a line in docs/testing.md saying why it is equivalent.
+// either gets a test or a line in docs/mutation.md saying why it is equivalent.
+// `npm run mutate -- --changed <base>` mutates only the listed files changed since <base> (committed or not).
 import { spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
+import config from '../stryker.config.mjs'
+import { mutationTargets } from './mutation-targets.mjs'
 
 const FLOOR = 85
 const REPORT = 'reports/mutation/mutation.json'
 const root = path.resolve(import.meta.dirname, '..')
 const stryker = path.join(root, 'node_modules', '@stryker-mutator', 'core', 'bin', 'stryker.js')
 
-const run = spawnSync(process.execPath, [stryker, 'run', ...process.argv.slice(2)], { cwd: root, stdio: 'inherit' })
+/** The options for Stryker, `--changed <base>` turned into `--mutate <the listed files changed since base>`; null: none changed. */
+function strykerArgs(args) {
+  const at = args.indexOf('--changed')
+  if (at === -1) return args
+  const base = args[at + 1]
+  if (base === undefined || base.startsWith('-')) fail('npm run mutate -- --changed <base>: name the commit or branch to compare with (e.g. main).')
+  const since = spawnSync('git', ['merge-base', base, 'HEAD'], { cwd: root, encoding: 'utf8' })
+  if (since.status !== 0) fail(`npm run mutate -- --changed ${base}: git finds no common ancestor of ${base} and HEAD (${since.stderr.trim()}).`)
+  const diff = spawnSync('git', ['diff', '--name-only', '--diff-filter=d', since.stdout.trim()], { cwd: root, encoding: 'utf8' })
+  if (diff.status !== 0) fail(`npm run mutate -- --changed ${base}: git diff failed (${diff.stderr.trim()}).`)
+  const files = mutationTargets(diff.stdout.split('\n').filter(Boolean), config.mutate)
+  if (files.length === 0) return null
+  console.log(`mutating the ${files.length} listed file(s) changed since ${base}: ${files.join(' ')}`)
+  return [...args.slice(0, at), '--mutate', files.join(','), ...args.slice(at + 2)]
+}
+
+function fail(message) {
+  console.error(message)
+  process.exit(2)
+}
+
+const args = strykerArgs(process.argv.slice(2))
+if (args === null) {
+  console.log('no file of the mutation list (stryker.config.mjs) changed: nothing to mutate.')
+  process.exit(0)
+}
+const run = spawnSync(process.execPath, [stryker, 'run', ...args], { cwd: root, stdio: 'inherit' })
 if (run.status !== 0) process.exit(run.status ?? 1)
 
 /** Killed, timed out and (with ignoreStatic) uncovered-but-static count as Stryker counts them: detected over valid. */
@@ -37,6 +66,6 @@ for (const row of under) {
     )
 }
 if (under.length > 0) {
-  console.error(`${under.length} file(s) under ${FLOOR}%: give each surviving mutant a test, or a line in docs/testing.md saying why it is equivalent.`)
+  console.error(`${under.length} file(s) under ${FLOOR}%: give each surviving mutant a test, or a line in docs/mutation.md saying why it is equivalent.`)
   process.exit(1)
 }

@@ -1,0 +1,49 @@
+import path from 'node:path'
+import { execa } from 'execa'
+import { describe, expect, it } from 'vitest'
+import { mutationTargets } from '../../scripts/mutation-targets.mjs'
+
+// `npm run mutate -- --changed <base>` mutates the changed files the mutation list names, and nothing else.
+
+/** The mutation list itself (stryker.config.mjs, plain JavaScript without types). */
+const config = ((await import(`${'../../stryker.config.mjs'}`)) as { default: { mutate: string[] } }).default
+
+describe('the files a change gives the mutation run', () => {
+  it('keeps the changed files of the trust-critical list, in their order, and drops the rest', () => {
+    const changed = [
+      'src/runs/record.ts',
+      'src/oracle/junit/parse.ts',
+      'src/runs/chain.ts',
+      'docs/mutation.md',
+      'src/sandbox/run-sandbox.ts',
+      'src/workspace/stat-seal.ts',
+      'src/workspace/template.ts',
+      'test/runs/chain.test.ts',
+    ]
+    expect(mutationTargets(changed, config.mutate)).toEqual(['src/oracle/junit/parse.ts', 'src/runs/chain.ts', 'src/sandbox/run-sandbox.ts', 'src/workspace/stat-seal.ts'])
+  })
+
+  it('leaves out what a `!` pattern excludes (the index files), and a name that only resembles a listed one', () => {
+    expect(mutationTargets(['src/oracle/index.ts', 'src/sandbox/index.ts', 'src/runs/chainx.ts', 'src/runs/achain.ts', 'src/oracleX/a.ts'], config.mutate)).toEqual([])
+  })
+
+  it('reads `**/` as any depth, none included, and `*` as one path segment', () => {
+    expect(mutationTargets(['a/x.ts', 'a/b/c/x.ts', 'a/b/x.js', 'ab/x.ts'], ['a/**/*.ts'])).toEqual(['a/x.ts', 'a/b/c/x.ts'])
+    expect(mutationTargets(['a/x.ts', 'a/b/x.ts'], ['a/*.ts'])).toEqual(['a/x.ts'])
+  })
+})
+
+describe('npm run mutate -- --changed <base>, given a bad base', () => {
+  const mutate = (...args: string[]) => execa(process.execPath, ['scripts/mutate.mjs', ...args], { cwd: path.resolve(import.meta.dirname, '../..'), reject: false })
+
+  it('without a base, says what to name, in one line, and starts nothing', async () => {
+    const result = await mutate('--changed')
+    expect([result.exitCode, result.stderr]).toEqual([2, 'npm run mutate -- --changed <base>: name the commit or branch to compare with (e.g. main).'])
+  })
+
+  it('with a base git does not know, names it and what git said', async () => {
+    const result = await mutate('--changed', 'no-such-branch-anywhere')
+    expect(result.exitCode).toBe(2)
+    expect(result.stderr).toMatch(/^npm run mutate -- --changed no-such-branch-anywhere: git finds no common ancestor of no-such-branch-anywhere and HEAD \(fatal: .*\)\.$/)
+  })
+})
