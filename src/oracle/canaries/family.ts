@@ -119,6 +119,13 @@ const VITEST_SHAPES: readonly Shape[] = [
   { method: 'toBe', code: (k, { assert }, d) => `${assert}(${d.small}).toBe(${k === 'must-fail' ? d.large : d.small})` },
   { method: 'toEqual', code: (k, { assert }, d) => `${assert}({ ${d.key}: ${q(d.word)} }).toEqual({ ${d.key}: ${q(k === 'must-fail' ? d.other : d.word)} })` },
   { method: 'toStrictEqual', code: (k, { assert }, d) => `${assert}([${d.small}, ${q(d.word)}]).toStrictEqual([${k === 'must-fail' ? d.large : d.small}, ${q(d.word)}])` },
+  // Matchers that consult expect.addEqualityTesters' testers, as toEqual and toStrictEqual do.
+  {
+    method: 'toMatchObject',
+    code: (k, { assert }, d) => `${assert}({ ${d.key}: ${q(d.word)}, extra: ${d.small} }).toMatchObject({ ${d.key}: ${q(k === 'must-fail' ? d.other : d.word)} })`,
+  },
+  { method: 'toContainEqual', code: (k, { assert }, d) => `${assert}([{ ${d.key}: ${d.small} }]).toContainEqual({ ${d.key}: ${k === 'must-fail' ? d.large : d.small} })` },
+  { method: 'toHaveProperty', code: (k, { assert }, d) => `${assert}({ ${d.key}: ${q(d.word)} }).toHaveProperty(${q(d.key)}, ${q(k === 'must-fail' ? d.other : d.word)})` },
   { method: 'toBeGreaterThan', code: (k, { assert }, d) => `${assert}(${k === 'must-fail' ? d.small : d.large}).toBeGreaterThan(${k === 'must-fail' ? d.large : d.small})` },
   { method: 'toBeLessThan', code: (k, { assert }, d) => `${assert}(${k === 'must-fail' ? d.large : d.small}).toBeLessThan(${k === 'must-fail' ? d.small : d.large})` },
   { method: 'toMatch', code: (k, { assert }, d) => `${assert}(${q(d.word)}).toMatch(/${k === 'must-fail' ? d.other : d.word.slice(0, 4)}/)` },
