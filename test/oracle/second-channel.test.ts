@@ -67,4 +67,96 @@ describe('the second channel', () => {
     expect(compareChannels(report({ top: 'passed', canary: 'failed' }), stream, ['top'], 0)).toEqual(['the report lists 1 failed test(s) but the runner exited 0'])
     expect(compareChannels(report({ top: 'passed' }), new Map(), ['top'], 1)).toEqual(["the runner's own stream names no test, though its report does"])
   })
+
+  it('finds the runner wherever it stands in the command, and leaves look-alikes alone', () => {
+    expect(withSecondChannel('node-test', 'node --test')).toBe('node --test --test-reporter=tap --test-reporter-destination=stderr')
+    expect(withSecondChannel('node-test', '--test a.js')).toBe('--test --test-reporter=tap --test-reporter-destination=stderr a.js')
+    expect(withSecondChannel('node-test', 'node --test-only --test a.js')).toBe('node --test-only --test --test-reporter=tap --test-reporter-destination=stderr a.js')
+    expect(withSecondChannel('vitest', 'npx vitest --reporter=junit')).toBe('npx vitest --reporter=tap-flat --reporter=junit')
+    expect(withSecondChannel('vitest', 'node node_modules/vitest/vitest.mjs  run')).toBe('node node_modules/vitest/vitest.mjs  run --reporter=tap-flat')
+    expect(withSecondChannel('vitest', 'npx vitest')).toBe('npx vitest --reporter=tap-flat')
+    expect(withSecondChannel('pytest', 'pytest')).toBe('pytest -rA')
+    expect(withSecondChannel('pytest', 'pytest-3 tests')).toBe('pytest-3 tests')
+  })
+
+  it("reads node's TAP three suites deep, and ignores a result line indented off the four-space grid", () => {
+    const tap = [
+      '# Subtest: outer',
+      '    # Subtest: inner',
+      '        # Subtest: deepest',
+      '        ok 1 - deepest',
+      '      ok 9 - off the grid',
+      '    ok 1 - inner',
+      'ok 1 - outer',
+      '    ok 2 - nested without a subtest line',
+    ].join('\n')
+    expect(Object.fromEntries(readSecondChannel('node-test', { stdout: '', stderr: tap }, '/copy'))).toEqual({
+      'outer > inner > deepest': 'passed',
+      'outer > inner': 'passed',
+      outer: 'passed',
+      'outer > nested without a subtest line': 'passed',
+    })
+    // A stream that starts nested has no suite to name.
+    expect(Object.fromEntries(readSecondChannel('node-test', { stdout: '', stderr: '    ok 1 - alone' }, '/copy'))).toEqual({ alone: 'passed' })
+  })
+
+  it("reads Vitest's skips and todos, times in seconds, a file-level entry, and no indented line", () => {
+    const stdout = [
+      'ok 1 - test/a.test.js > skipped one # SKIP',
+      'ok 2 - test/a.test.js > todo one # TODO',
+      'ok 3 - test/a.test.js > slow one # time=1.5s',
+      'not ok 4 - test/b.test.js # time=2ms',
+      '    ok 5 - test/a.test.js > indented',
+    ].join('\n')
+    expect(Object.fromEntries(readSecondChannel('vitest', { stdout, stderr: '' }, '/copy'))).toEqual({
+      'test/a.test.js::skipped one': 'skipped',
+      'test/a.test.js::todo one': 'skipped',
+      'test/a.test.js::slow one': 'passed',
+      'test/b.test.js': 'failed',
+    })
+  })
+
+  it("reads every word of pytest's summary, only after its last header, and nothing without one", () => {
+    const stdout = [
+      'PASSED tests/test_a.py::test_printed_before - captured output',
+      '=== short test summary info ===',
+      'PASSED tests/test_a.py::test_old',
+      '=== short test summary info ===',
+      'PASSED tests/test_a.py::test_ok',
+      'XPASS tests/test_a.py::test_xpass',
+      'XFAIL tests/test_a.py::test_xfail - reason',
+      'ERROR tests/test_a.py::test_error - fixture broke',
+      'FAILED tests/test_a.py::test_failed',
+      'SKIPPED [1] tests/test_a.py:9: not here',
+    ].join('\n')
+    expect(Object.fromEntries(readSecondChannel('pytest', { stdout, stderr: '' }, '/copy'))).toEqual({
+      'tests/test_a.py::test_ok': 'passed',
+      'tests/test_a.py::test_xpass': 'passed',
+      'tests/test_a.py::test_xfail': 'skipped',
+      'tests/test_a.py::test_error': 'failed',
+      'tests/test_a.py::test_failed': 'failed',
+    })
+    expect(readSecondChannel('pytest', { stdout: 'PASSED tests/test_a.py::test_ok\n', stderr: '' }, '/copy').size).toBe(0)
+  })
+
+  it('a test streamed twice keeps the worse status, whichever came first', () => {
+    const twice = (first: string, second: string) => readSecondChannel('node-test', { stdout: '', stderr: `${first} 1 - t\n${second} 2 - t` }, '/copy').get('t')
+    expect(twice('ok', 'not ok')).toBe('failed')
+    expect(twice('not ok', 'ok')).toBe('failed')
+    expect(twice('not ok', 'ok 1 - t # SKIP\nok')).toBe('failed')
+    expect(readSecondChannel('node-test', { stdout: '', stderr: 'ok 1 - t # SKIP\nok 2 - t' }, '/copy').get('t')).toBe('skipped')
+    expect(readSecondChannel('node-test', { stdout: '', stderr: 'ok 1 - t\nok 2 - t # SKIP' }, '/copy').get('t')).toBe('skipped')
+    expect(twice('ok', 'ok')).toBe('passed')
+  })
+
+  it('agrees where both say failed or both lack a test, names a test the stream lacks, and accepts exit 0 when nothing failed', () => {
+    const stream = new Map([
+      ['a', 'passed'],
+      ['b', 'failed'],
+    ] as const)
+    expect(compareChannels(report({ a: 'passed', b: 'failed' }), stream, ['a', 'b', 'gone'], 1)).toEqual([])
+    expect(compareChannels(report({ a: 'passed', c: 'passed' }), stream, ['a', 'c'], 1)).toEqual(['"c" is passed in the report but absent in the runner\'s own stream'])
+    expect(compareChannels(report({ a: 'skipped' }), stream, ['a'], 0)).toEqual(['"a" is skipped in the report but passed in the runner\'s own stream'])
+    expect(compareChannels(report({ a: 'passed', s: 'skipped' }), stream, ['a'], 0)).toEqual([])
+  })
 })
