@@ -51,7 +51,7 @@ interface PreparedCopy extends OracleCopy {
  * side (`workspace/inside.ts`); a FIFO, socket or device is not carried.
  */
 async function prepareCopy(task: GitFixTask, options: OracleOptions, label: string, agent?: { dir: string; files: readonly string[] }): Promise<PreparedCopy> {
-  const copy = await oracleCopy(task.repo, task.metadata.base, options.scratchDir, label, options.sandbox === undefined ? 'copy' : 'overlay')
+  const copy = await oracleCopy(task.repo, task.metadata.base, options.scratchDir, label, options.sandbox === undefined ? 'copy' : 'overlay', options.sandbox?.diskMb)
   try {
     const special: string[] = []
     for (const file of agent?.files ?? []) {
@@ -249,7 +249,10 @@ export async function runFixTests(task: GitFixTask, workspace: Workspace, option
       notes.push(`${run.noResults}; on the clean parent it reports, so the agent's changes stopped the tests from reporting: counted as unsolved`)
       outcome = allFailing(task)
     }
-    const solved = disarmed.length === 0 && outcome.failing.length === 0 && outcome.failToPass.total > 0
+    // Read before the copy goes: the tests (code the agent wrote among them) filled the copy's tmpfs, HOME included.
+    const limit = prepared.overlay?.diskFull() === true ? 'disk' : undefined
+    if (limit !== undefined) notes.push(`the tests wrote the oracle's disk limit full (the copy and HOME): counted as unsolved at limit 'disk'`)
+    const solved = limit === undefined && disarmed.length === 0 && outcome.failing.length === 0 && outcome.failToPass.total > 0
     notes.push(
       `FAIL_TO_PASS ${outcome.failToPass.passed}/${outcome.failToPass.total}, PASS_TO_PASS ${outcome.passToPass.passed}/${outcome.passToPass.total}: ${solved ? 'solved' : 'unsolved'}`,
       ...outcome.failing.map((id) => `  not passing: ${id}`),
@@ -262,6 +265,7 @@ export async function runFixTests(task: GitFixTask, workspace: Workspace, option
       stdout: run.stdout,
       stderr: `${header}\n${run.stderr}`,
       integrityFlags: disarmed.length === 0 ? [] : [`${ORACLE_DISARMED}: ${disarmed[0]}${disarmed.length > 1 ? ` (and ${disarmed.length - 1} more)` : ''}`],
+      ...(limit === undefined ? {} : { limit }),
     }
   } finally {
     for (const copy of copies) await copy.dispose()

@@ -1,3 +1,4 @@
+import type { LimitName } from '../sandbox/index.ts'
 import type { OracleToolchain } from './toolchain.ts'
 import type { OracleResult } from './result.ts'
 
@@ -17,6 +18,8 @@ export interface OracleJudgement {
    * unsolved; `verify-script-rewritten` when `verify.sh` was written while it ran). Recorded in the run's `integrityFlags`.
    */
   readonly integrityFlags?: readonly string[]
+  /** The resource limit the oracle's tests reached (their tmpfs, HOME included, written full: `disk`); the run is then unsolved. */
+  readonly limit?: LimitName
 }
 
 /** The oracle's own stages, as `OracleOptions.onStage` names them. */
@@ -33,7 +36,11 @@ export interface OracleOptions {
    * copy it judges (or the workspace, for `verify.sh`), its scratch folders and
    * these read-only toolchain folders. Undefined: on the host (UNSANDBOXED).
    */
-  readonly sandbox?: { readonly readOnly: readonly string[] }
+  readonly sandbox?: {
+    readonly readOnly: readonly string[]
+    /** The most the tests may write, in MiB (`sandbox.limits.diskMb`): the copy's upper layer and HOME share a tmpfs of this size. */
+    readonly diskMb?: number
+  }
   /** The toolchain the harness resolved (its PATH finds the resolved node, python3 and bash first); undefined: the host PATH. */
   readonly toolchain?: OracleToolchain
   /**

@@ -79,7 +79,7 @@ export interface TestCommandOptions {
   /** Where the JUnit report goes (outside `cwd`); removed first. */
   readonly junitFile: string
   readonly timeoutMs: number
-  /** HOME for the command (a scratch folder). */
+  /** HOME for the command (a scratch folder); sandboxed in an overlay with a disk limit, its HOME on that tmpfs is bound here. */
   readonly home: string
   readonly signal?: AbortSignal
   /** Run inside a sandbox without network that sees `cwd`, the report (bound as a file), `home` and these read-only folders. */
@@ -141,11 +141,14 @@ export async function runTestCommand(options: TestCommandOptions): Promise<TestC
     ...(options.preload === undefined ? {} : { NODE_OPTIONS: `--import=${pathToFileURL(options.preload).href}` }),
     ...(options.pythonPath === undefined ? {} : { PYTHONPATH: options.pythonPath }),
   }
+  // HOME on the copy's tmpfs where it has one (the disk limit), bound at `home`; otherwise the folder itself.
+  const limitedHome = overlay?.home
   const sandbox =
     options.sandbox === undefined
       ? UNSANDBOXED_HOST
       : isolatedSandbox({
-          writable: [...(overlay === undefined ? [options.cwd] : []), options.junitFile, options.home],
+          writable: [...(overlay === undefined ? [options.cwd] : []), options.junitFile, ...(limitedHome === undefined ? [options.home] : [])],
+          ...(limitedHome === undefined ? {} : { writableMounts: [{ source: limitedHome.inside, target: options.home, onHost: limitedHome.onHost }] }),
           readOnly: [
             ...options.sandbox.readOnly,
             ...(options.preload === undefined ? [] : [path.dirname(options.preload)]),

@@ -188,7 +188,9 @@ async function judgeRun(context: RunContext, scope: RunScope, artifactsDir: stri
     timeoutMs: experiment.spec.oracleTimeoutSeconds * 1000,
     scratchDir,
     ...(context.signal === undefined ? {} : { signal: context.signal }),
-    ...(scope.sandbox === undefined ? {} : { sandbox: { readOnly: [...scope.readOnly, ...scope.toolchain.mounts] } }),
+    ...(scope.sandbox === undefined || experiment.spec.sandbox === 'none'
+      ? {}
+      : { sandbox: { readOnly: [...scope.readOnly, ...scope.toolchain.mounts], diskMb: experiment.spec.sandbox.limits.diskMb } }),
     toolchain: scope.toolchain,
     ...(context.onStage === undefined ? {} : { onStage: context.onStage }),
   })
@@ -261,7 +263,8 @@ export async function runTrial(context: RunContext, artifactsDir: string): Promi
       sandbox: scope.sandbox?.denials ?? null,
       goldFileTouched: touchesGoldFile(task, judged.changedFiles),
       ...judged,
-      limit,
+      // The agent's limit, else one the oracle's tests reached (code the agent wrote filling the oracle's disk).
+      limit: limit ?? judged.judgement.limit ?? null,
       ...(skills === undefined ? {} : { skills }),
     }
   } finally {

@@ -4,7 +4,7 @@
  * overlay workspace, a network allowlist, and what it refused.
  */
 export { probeSandbox, resetSandboxProbe, sandboxLabel, SandboxUnavailable, SANDBOX_INSTALL, UNSANDBOXED, type SandboxInfo } from './probe.ts'
-export { handOverWrites, mountOverlay, type MountedOverlay, type OverlayLayers, type OverlayOptions } from './overlay.ts'
+export { handOverWrites, mountOverlay, mountPlainCopy, type MountedOverlay, type OverlayLayers, type OverlayOptions } from './overlay.ts'
 export { RunSandbox, isolatedCommandLine, isolatedSandbox, SANDBOX_HOST_PATH, type RunSandboxOptions, type SandboxDenials, type SandboxProcess } from './sandbox.ts'
 export { sandboxCommandLine, SYSTEM_READ_ONLY, type SandboxedCommand } from './command.ts'
 export { SandboxNetwork, allowedBy, PROXY_PORT } from './network.ts'

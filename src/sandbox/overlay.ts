@@ -68,7 +68,7 @@ function checkPath(label: string, dir: string): void {
 }
 
 /**
- * $0 = options string, $1 = target, $2 upper, $3 work, $4 the owner of upper (and HOME) or empty; with a disk
+ * $0 = options string (empty: no overlay, `$2` itself bound at the target: a plain copy), $1 = target, $2 upper, $3 work, $4 the owner of upper (and HOME) or empty; with a disk
  * limit, $5 its size in bytes and $6 the folder holding upper, work and the run's HOME, which becomes a tmpfs of
  * that size in the holder's namespace. One `install` makes and hands over the folders (no process of the
  * harness's own blocks on a chown). `read` returns when the harness closes stdin (or dies): the namespace, and
@@ -82,7 +82,8 @@ const HOLDER = [
   'elif [ -n "$4" ]; then',
   '  chown "$4" "$2" || exit 97',
   'fi',
-  'mount -t overlay overlay -o "$0" "$1" || exit 97; echo ready; read _ignored; exit 0',
+  'if [ -n "$0" ]; then mount -t overlay overlay -o "$0" "$1" || exit 97; else mount --bind "$2" "$1" || exit 97; fi',
+  'echo ready; read _ignored; exit 0',
 ].join('\n')
 
 /** How the overlay is mounted. */
@@ -97,8 +98,24 @@ export interface OverlayOptions {
 }
 
 /** Mounts the overlay in a namespace of its own and returns once it is mounted. */
-export async function mountOverlay(layers: OverlayLayers, options: OverlayOptions = {}): Promise<MountedOverlay> {
+export function mountOverlay(layers: OverlayLayers, options: OverlayOptions = {}): Promise<MountedOverlay> {
   for (const dir of layers.lower) checkPath('lower layer', dir)
+  return startHolder(layers, `userxattr,lowerdir=${layers.lower.join(':')},upperdir=${layers.upper},workdir=${layers.work}`, options)
+}
+
+/**
+ * Where no overlay can be mounted: the workspace is a plain copy, and under a
+ * disk limit it lives on the run's tmpfs as the upper layer would (the folder
+ * `upper` bound at the mount point in the holder's namespace, HOME beside it),
+ * so a copy written full never touches the host's disk either. The caller
+ * copies the template in through `hostPath`; `lower` stays empty (there is
+ * no layer below: changes are read against the template by content).
+ */
+export function mountPlainCopy(layers: Omit<OverlayLayers, 'lower'>, options: OverlayOptions = {}): Promise<MountedOverlay> {
+  return startHolder({ ...layers, lower: [] }, '', options)
+}
+
+async function startHolder(layers: OverlayLayers, mountOptions: string, options: OverlayOptions): Promise<MountedOverlay> {
   checkPath('upper layer', layers.upper)
   checkPath('work folder', layers.work)
   checkPath('mount point', layers.target)
@@ -115,7 +132,6 @@ export async function mountOverlay(layers: OverlayLayers, options: OverlayOption
   await Promise.all([mkdir(layers.upper, { recursive: true }), mkdir(layers.work, { recursive: true }), mkdir(layers.target, { recursive: true }), ...home])
   // The merged root takes the upper folder's owner: the sandbox uid's when the harness is root (the holder hands it over).
   const identity = sandboxIdentity()
-  const mountOptions = `userxattr,lowerdir=${layers.lower.join(':')},upperdir=${layers.upper},workdir=${layers.work}`
   // As root, a mount namespace of root's own: the sandbox uid (identity.ts) owns the template and writes the upper layer.
   const namespaces = identity === null ? ['--user', '--map-root-user', '--mount'] : ['--mount', '--propagation', 'private']
   const owner = identity === null ? '' : `${identity.uid}:${identity.gid}`
@@ -131,7 +147,11 @@ export async function mountOverlay(layers: OverlayLayers, options: OverlayOption
   await new Promise<void>((resolve, reject) => {
     let out = ''
     const fail = (why: string) =>
-      reject(new HarnessFailure('setup', `mounting the workspace overlay failed (${why}): ${stderr.trim().split('\n').slice(-3).join(' ')}`, { retryable: false }))
+      reject(
+        new HarnessFailure('setup', `mounting the workspace ${mountOptions === '' ? 'copy' : 'overlay'} failed (${why}): ${stderr.trim().split('\n').slice(-3).join(' ')}`, {
+          retryable: false,
+        }),
+      )
     holder.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString()
       if (out.includes('ready\n')) resolve()

@@ -1,6 +1,6 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises'
 import path from 'node:path'
-import { mountOverlay, type MountedOverlay } from '../sandbox/index.ts'
+import { mountOverlay, mountPlainCopy, type MountedOverlay } from '../sandbox/index.ts'
 import type { Task } from '../tasks/task.ts'
 import { readChanges, snapshotTrees, type Change, type Snapshot, type WorkspaceTrees } from './changes.ts'
 import { diffChanges } from './diff.ts'
@@ -12,7 +12,10 @@ import type { Workspace } from './workspace.ts'
 export interface LayeredWorkspaceOptions {
   /** An overlay mounted in a namespace of its own (sandboxed runs), or a plain copy (`sandbox: 'none'`). */
   readonly overlay: boolean
-  /** The most the run may write into an overlay workspace, in MiB (`sandbox.limits.diskMb`): its upper layer is a tmpfs of this size. */
+  /**
+   * The most the run may write into its workspace and HOME, in MiB (`sandbox.limits.diskMb`): an overlay's upper
+   * layer, or where none can be mounted the plain copy itself, is on a tmpfs of this size with HOME beside it.
+   */
   readonly diskMb?: number
 }
 
@@ -45,14 +48,20 @@ async function overlayOrNothing(template: string, root: string, target: string, 
 export async function layeredWorkspace(task: Task, template: string, parentDir: string, options: LayeredWorkspaceOptions): Promise<Workspace> {
   const root = await mkdtemp(path.join(parentDir, `${task.id}-`))
   const target = path.join(root, 'ws')
+  let overlay: MountedOverlay | undefined
   try {
-    const overlay = options.overlay ? await overlayOrNothing(template, root, target, options.diskMb) : undefined
-    if (overlay === undefined) {
+    overlay = options.overlay ? await overlayOrNothing(template, root, target, options.diskMb) : undefined
+    const layered = overlay !== undefined
+    if (overlay === undefined && options.overlay && options.diskMb !== undefined) {
+      // Sandboxed without an overlay: the copy on the run's tmpfs, so the disk limit holds for it and HOME too.
+      overlay = await mountPlainCopy({ upper: path.join(root, 'layers', 'upper'), work: path.join(root, 'layers', 'work'), target }, { diskMb: options.diskMb })
+      await copyTemplate(template, overlay.hostPath)
+    } else if (overlay === undefined) {
       await mkdir(target)
       await copyTemplate(template, target)
     }
     const dir = overlay?.hostPath ?? target
-    const trees: WorkspaceTrees = { merged: dir, lower: template, ...(overlay === undefined ? {} : { upper: overlay.upperOnHost }) }
+    const trees: WorkspaceTrees = { merged: dir, lower: template, ...(layered ? { upper: overlay!.upperOnHost } : {}) }
     let baseline: Snapshot | undefined
     const snapshot = async () => (baseline ??= await snapshotTrees(trees))
     const changes = async (): Promise<Change[]> => readChanges(trees, await snapshot())
@@ -77,6 +86,7 @@ export async function layeredWorkspace(task: Task, template: string, parentDir: 
       },
     }
   } catch (error) {
+    await overlay?.release()
     await rm(root, { recursive: true, force: true })
     throw error
   }

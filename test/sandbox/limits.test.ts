@@ -120,3 +120,34 @@ dd if=/dev/urandom of="$HOME/big" bs=1M count=1024 2>/dev/null; echo "HOME $(sta
     expect(Number(tagged(next.transcript, 'HOME ')[0])).toBeGreaterThan(written * 0.9)
   })
 })
+
+describe('a workspace that is a plain copy (no overlay on this machine)', () => {
+  test("is on the run's disk limit with its HOME: 1 GB written into each ends the run unsolved at its disk limit, the machine's disk unchanged", async () => {
+    process.env.TASK_OUTCOME_OVERLAY = 'off'
+    try {
+      const project = await hostileProject(
+        `echo right > value.txt
+dd if=/dev/urandom of=big bs=1M count=1024 2>/dev/null; echo "WORKSPACE $(stat -c %s big)"; rm -f big
+dd if=/dev/urandom of="$HOME/big" bs=1M count=1024 2>/dev/null; echo "HOME $(stat -c %s "$HOME/big")"`,
+        { sandbox: { allow: [], limits: LOW } },
+      )
+      const before = freeBytes(project.workspaceRoot)
+      let lowest = before
+      const timer = setInterval(() => {
+        lowest = Math.min(lowest, freeBytes(project.workspaceRoot))
+      }, 20)
+      const { record, transcript } = await project.run().finally(() => clearInterval(timer))
+      for (const where of ['WORKSPACE ', 'HOME ']) {
+        const written = Number(tagged(transcript, where)[0])
+        expect(written, where).toBeGreaterThan(0)
+        expect(written, where).toBeLessThanOrEqual(LOW.diskMb * 1024 * 1024)
+      }
+      expect(record.outcome).toBe('unsolved')
+      expect(record.limit).toBe('disk')
+      // Sampled while it ran: a gigabyte written to the host's disk, even for a moment, would show (other jobs share it).
+      expect(before - Math.min(lowest, freeBytes(project.workspaceRoot))).toBeLessThan(256 * 1024 * 1024)
+    } finally {
+      delete process.env.TASK_OUTCOME_OVERLAY
+    }
+  })
+})

@@ -1,3 +1,4 @@
+import { statfsSync } from 'node:fs'
 import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
@@ -117,5 +118,34 @@ describe("a git-fix workspace's prepared node_modules, bound read-only", () => {
     expect(tagged(transcript, 'FACTOR ')).toEqual(['export const factor = 2'])
     expect(await preparedDrift(templateRoot())).toEqual([])
     expect(record).toMatchObject({ outcome: 'solved', changedFiles: ['src/double.js'], limit: null })
+  }, 180_000)
+})
+
+/** The least free space `dir`'s file system had while `work` ran (sampled every 20 ms), and its free space before. */
+async function lowestFree<T>(dir: string, work: () => Promise<T>): Promise<{ result: T; before: number; lowest: number }> {
+  const free = () => {
+    const info = statfsSync(dir)
+    return info.bavail * info.bsize
+  }
+  const before = free()
+  let lowest = before
+  const timer = setInterval(() => {
+    lowest = Math.min(lowest, free())
+  }, 20)
+  try {
+    const result = await work()
+    return { result, before, lowest: Math.min(lowest, free()) }
+  } finally {
+    clearInterval(timer)
+  }
+}
+
+describe("the oracle's HOME", () => {
+  test("shares the run's disk limit: code under test writing 1 GB into HOME ends the run unsolved at its disk limit, the machine's disk unchanged", async () => {
+    const { result, before, lowest } = await lowestFree(workspaceRoot, () => run('fill'))
+    // The fix itself is right: only the limit makes the run unsolved.
+    expect(result.record).toMatchObject({ outcome: 'unsolved', solved: false, changedFiles: ['src/double.js'], limit: 'disk' })
+    // Other jobs share this disk: a gigabyte written there, even for a moment, would show; the run's own 64 MB never do.
+    expect(before - lowest).toBeLessThan(256 * 1024 * 1024)
   }, 180_000)
 })
