@@ -89,6 +89,19 @@ export interface AgentRunResult {
   readonly hooksFired: Readonly<Record<string, number>> | null
   /** What the harness's metering gateway counted (null or absent: the agent's traffic was not metered). */
   readonly metered?: Metered | null
+  /**
+   * The harness's own count of hook starts (`HookChannel`): starts by event of every wrapped hook command, and the
+   * lines on its channel that were no start of a wrapped hook; null or absent when the harness wrapped none.
+   */
+  readonly hookStarts?: HookStartCount | null
+}
+
+/** The harness's count of hook starts in one session. */
+export interface HookStartCount {
+  /** Starts by hook event, every wrapped event present (0: none of its commands started). */
+  readonly byEvent: Readonly<Record<string, number>>
+  /** Lines written to the channel that were not the start of a wrapped hook (something else wrote them). */
+  readonly foreign: readonly string[]
 }
 
 /** One agent, configured for an experiment's arm. */

@@ -344,13 +344,18 @@ function recordedModel(agent: AgentRunResult, specModel: string | undefined): st
   return agent.model ?? specModel ?? null
 }
 
-/** The manipulation check: a run of an arm with hooks in which none of them fired measured nothing. */
+/**
+ * The manipulation check: a run of an arm with hooks in which none of them fired measured nothing. Fired means
+ * started as the harness counted it where it wrapped the hooks (what the session prints cannot add to that count),
+ * else as the agent reports it.
+ */
 function checkManipulation(arm: string, hooks: readonly string[], result: AgentRunResult): void {
   if (hooks.length === 0 || result.stop === 'timeout') return
-  if (result.hooksFired === null) {
+  const counts = result.hookStarts?.byEvent ?? result.hooksFired
+  if (counts === null) {
     throw new HarnessFailure('manipulation-check', `arm ${arm} expects hooks (${hooks.join(', ')}) but this agent cannot report hook activity`, { retryable: false })
   }
-  const fired = hooks.reduce((sum, hook) => sum + (result.hooksFired?.[hook] ?? 0), 0)
+  const fired = hooks.reduce((sum, hook) => sum + (counts[hook] ?? 0), 0)
   if (fired === 0) {
     throw new HarnessFailure('manipulation-check', `arm ${arm}: none of its hooks (${hooks.join(', ')}) fired in the session: the run did not test the treatment`)
   }

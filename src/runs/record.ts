@@ -8,6 +8,7 @@ import { OracleSchema } from '../oracle/result.ts'
 import type { LimitName, SandboxDenials } from '../sandbox/index.ts'
 import type { Task } from '../tasks/task.ts'
 import { transcriptPath } from './artifacts.ts'
+import { manipulationRecord } from './manipulation.ts'
 
 /**
  * The `RunRecord`: one line of `runs.jsonl`, one measured (task, arm, seed).
@@ -31,6 +32,10 @@ export { OracleSchema, TestsOracleSchema, VerifyOracleSchema, type OracleResult 
 export const ManipulationSchema = z.strictObject({
   hookPromptsRecorded: count,
   hookEditsRecorded: count,
+  /** The CLI's own `hook_response` lines by hook event (absent in records written before it, and for agents that print none). */
+  hooksReported: z.record(z.string(), count).optional(),
+  /** The harness's count of hook starts by event, from the wrapped hook commands' channel (absent where it wrapped none). */
+  hookStarts: z.record(z.string(), count).optional(),
 })
 export type Manipulation = z.infer<typeof ManipulationSchema>
 
@@ -220,7 +225,7 @@ export function buildRecord(run: RunIdentity, trial: TrialResult, retries: Harne
   const timedOut = trial.agent.stop === 'timeout'
   const limit = trial.limit ?? null
   const solved = !timedOut && limit === null && trial.judgement.solved
-  const fired = trial.agent.hooksFired
+  const hooks = manipulationRecord(armSpec.hooks, trial.agent)
   const transcript = trial.agent.transcriptSha256 === null ? null : transcriptPath({ task: task.id, arm, seed })
   return {
     experiment: experiment.spec.name,
@@ -242,14 +247,14 @@ export function buildRecord(run: RunIdentity, trial: TrialResult, retries: Harne
     changedFiles: trial.changedFiles,
     goldFileTouched: trial.goldFileTouched,
     oracle: trial.judgement.oracle,
-    manipulation: armSpec.hooks.length === 0 ? null : { hookPromptsRecorded: fired?.UserPromptSubmit ?? 0, hookEditsRecorded: fired?.PostToolUse ?? 0 },
+    manipulation: hooks.manipulation,
     versions: { ...trial.versions },
     sandbox: trial.sandbox === null ? null : { denied: trial.sandbox.denied, examples: trial.sandbox.examples.slice(0, 5), egress: [...trial.sandbox.egress] },
     limit,
     transcript,
     transcriptSha256: trial.agent.transcriptSha256,
     harnessRetries: retries,
-    integrityFlags: [...(trial.integrityFlags ?? []), ...(trial.judgement.integrityFlags ?? [])],
+    integrityFlags: [...(trial.integrityFlags ?? []), ...(trial.judgement.integrityFlags ?? []), ...hooks.flags],
     harnessError: trial.harnessError ?? null,
     ...(trial.skills === undefined ? {} : { skills: trial.skills }),
     ...(task.kind === 'git-fix' ? { repository: task.repository } : {}),

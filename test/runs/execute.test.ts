@@ -134,7 +134,17 @@ describe('making one run', () => {
     const { context } = await setup({ a: {}, b: { hooks: ['UserPromptSubmit'] } }, 1)
     await expect(executeRun(context(new ScriptedAgent([async () => ({ hooksFired: { SessionStart: 1 } })]), 'b'))).rejects.toThrow(/none of its hooks/)
     const record = await executeRun(context(new ScriptedAgent([async () => ({ hooksFired: { UserPromptSubmit: 1, PostToolUse: 2 } })]), 'b'))
-    expect(record.manipulation).toEqual({ hookPromptsRecorded: 1, hookEditsRecorded: 2 })
+    expect(record.manipulation).toEqual({ hookPromptsRecorded: 1, hookEditsRecorded: 2, hooksReported: { UserPromptSubmit: 1, PostToolUse: 2 } })
+  })
+
+  test("manipulation check: where the harness counted the hooks' starts, its count decides, and a disagreement is flagged", async () => {
+    const { context } = await setup({ a: {}, b: { hooks: ['UserPromptSubmit'] } }, 1)
+    const forged = { hooksFired: { UserPromptSubmit: 3 }, hookStarts: { byEvent: { UserPromptSubmit: 0 }, foreign: [] } }
+    await expect(executeRun(context(new ScriptedAgent([async () => forged]), 'b'))).rejects.toThrow(/none of its hooks/)
+    const counted = { hooksFired: { UserPromptSubmit: 2 }, hookStarts: { byEvent: { UserPromptSubmit: 1 }, foreign: [] } }
+    const record = await executeRun(context(new ScriptedAgent([async () => counted]), 'b'))
+    expect(record.manipulation).toMatchObject({ hooksReported: { UserPromptSubmit: 2 }, hookStarts: { UserPromptSubmit: 1 } })
+    expect(record.integrityFlags).toEqual([expect.stringMatching(/^hook-count-disagrees: UserPromptSubmit: the CLI printed 2, the harness counted 1 /)])
   })
 
   test('a session whose own report was forged (tampered) is not recorded, but kept in unrecorded/: its change, its transcript, what the gateway metered', async () => {

@@ -37,6 +37,8 @@ export interface HostileOptions {
   readonly timeoutSeconds?: number
   /** Arm `a`'s setup commands (run before the agent, in the same sandbox). */
   readonly setupCommands?: readonly string[]
+  /** Arm `a`'s hooks (the manipulation check). */
+  readonly armHooks?: readonly string[]
   /** The folder task's files and metadata, where they differ from the default (value.txt must say `right`). */
   readonly task?: { readonly starting?: Record<string, string>; readonly verify?: string; readonly metadata?: Record<string, unknown> }
 }
@@ -111,7 +113,10 @@ async function projectOf(root: string, workspaceRoot: string, setDir: string, op
     name: 'hostile',
     stage: 'example',
     agent: options.agent ?? { kind: 'command', bin: './agent.sh', options: { allowZeroCost: true, killGraceSeconds: 0.2, ...options.agentOptions } },
-    arms: { a: options.setupCommands === undefined ? {} : { setup: { commands: options.setupCommands } }, b: {} },
+    arms: {
+      a: { ...(options.setupCommands === undefined ? {} : { setup: { commands: options.setupCommands } }), ...(options.armHooks === undefined ? {} : { hooks: options.armHooks }) },
+      b: {},
+    },
     control: 'a',
     budgetUsd: 0.5,
     timeoutSeconds: options.timeoutSeconds ?? 60,

@@ -6,6 +6,7 @@ import { resolveAgentPackage } from '../packages.ts'
 import { loopbackPorts, SCRIPTED_MODEL_KEY } from '../scripted-run.ts'
 import type { AgentRunRequest, AgentRunResult } from '../types.ts'
 import { classifyClaudeRun } from './classify.ts'
+import { wrapClaudeHooks, type WrappedHooks } from './hook-wrapping.ts'
 import { parseClaudeCodeOptions, type ClaudeCodeOptions } from './options.ts'
 import { parseClaudeStream } from './stream.ts'
 
@@ -86,7 +87,19 @@ export function claudeEnv(base: Readonly<Record<string, string>>, options: Claud
 }
 
 /** The Claude Code adapter. */
-export class ClaudeCodeAgent extends CliAgent<ClaudeCodeOptions> {
+/** What `read` needs of a launch: the session's wrapped hooks (null: it has none to wrap). */
+interface ClaudeLaunchContext {
+  readonly hooks: WrappedHooks | null
+}
+
+/** The settings files of the workspace and the run's HOME whose hooks the CLI runs (the paths as the host sees them). */
+function hookSettingsFiles(request: AgentRunRequest): string[] {
+  const workspace = request.workspaceOnHost ?? request.workspace
+  const files = [path.join(workspace, '.claude', 'settings.json'), path.join(workspace, '.claude', 'settings.local.json')]
+  return request.env.HOME === undefined ? files : [...files, path.join(request.env.HOME, '.claude', 'settings.json')]
+}
+
+export class ClaudeCodeAgent extends CliAgent<ClaudeCodeOptions, ClaudeLaunchContext> {
   readonly kind = 'claude-code'
   readonly #experimentDir: string
 
@@ -115,22 +128,32 @@ export class ClaudeCodeAgent extends CliAgent<ClaudeCodeOptions> {
     return { headers: { 'x-api-key': key }, env: { ANTHROPIC_API_KEY: HELD_KEY_PLACEHOLDER } }
   }
 
-  /** The prompt goes to stdin; the model is the gateway's URL (with the scripted model, its key). */
-  protected async launch(request: AgentRunRequest, scriptedUrl: string | undefined, providerUrl?: string): Promise<CliLaunch<undefined>> {
+  /**
+   * The prompt goes to stdin; the model is the gateway's URL (with the scripted model, its key). The hooks of the
+   * workspace's and HOME's settings are wrapped for the harness's count of their starts, its channel shown read-only.
+   */
+  protected async launch(request: AgentRunRequest, scriptedUrl: string | undefined, providerUrl?: string): Promise<CliLaunch<ClaudeLaunchContext>> {
+    const hooks = await wrapClaudeHooks(hookSettingsFiles(request))
+    // A settings file named by the experiment lives in the project: the sandbox shows the CLI that file alone.
+    const readOnly = [...(this.options.settings === undefined ? [] : [path.resolve(this.#experimentDir, this.options.settings)]), ...(hooks === null ? [] : [hooks.channel.dir])]
     return {
       args: claudeArgs(this.spec, this.options, request, this.#experimentDir),
       env: claudeEnv(request.env, this.options, scriptedUrl, providerUrl),
       input: request.prompt,
       killGraceMs: this.options.killGraceSeconds * 1000,
       loopbackPorts: loopbackPorts(scriptedUrl ?? providerUrl),
-      // A settings file named by the experiment lives in the project: the sandbox shows the CLI that file alone.
-      ...(this.options.settings === undefined ? {} : { readOnly: [path.resolve(this.#experimentDir, this.options.settings)] }),
-      context: undefined,
+      ...(readOnly.length === 0 ? {} : { readOnly }),
+      context: { hooks },
+      cleanup: async () => {
+        await hooks?.stop()
+        await hooks?.restore()
+      },
     }
   }
 
   /** The CLI reports its own cost (`total_cost_usd`), turns and hook events. */
-  protected async read({ end, transcriptSha256 }: CliSession<undefined>): Promise<AgentRunResult> {
+  protected async read({ end, transcriptSha256, context }: CliSession<ClaudeLaunchContext>): Promise<AgentRunResult> {
+    const counted = context.hooks === null ? null : await context.hooks.stop()
     const stream = parseClaudeStream(end.stdout)
     const outcome = classifyClaudeRun(stream, end)
     if (outcome.kind === 'failure') throw new HarnessFailure(outcome.reason, outcome.message, { retryable: outcome.retryable })
@@ -146,6 +169,7 @@ export class ClaudeCodeAgent extends CliAgent<ClaudeCodeOptions> {
       model: stream.model,
       transcriptSha256,
       hooksFired: stream.hooksFired,
+      hookStarts: counted === null ? null : { byEvent: counted.starts, foreign: counted.foreign },
     }
   }
 }

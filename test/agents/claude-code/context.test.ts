@@ -53,6 +53,8 @@ describe('the scripted model reacts to context, through the real CLI', () => {
     const result = await runArm(workspace)
     expect(result.stop).toBe('completed')
     expect(result.hooksFired).toMatchObject({ UserPromptSubmit: 1, PostToolUse: 1 })
+    // The harness's own count of the hooks' starts (they are wrapped) agrees with the CLI's hook_response lines.
+    expect(result.hookStarts).toEqual({ byEvent: { UserPromptSubmit: 1, PostToolUse: 1 }, foreign: [] })
     // Only bin/cli.js (the prompt names it) and then src/greet.js are read: no listing, no search.
     expect(result.toolCallsBeforeFirstEdit).toBe(2)
     expect(result.turns!).toBeLessThan(baseline.turns!)

@@ -127,6 +127,8 @@ describe('cursor through the real SDK, against 127.0.0.1', () => {
           .update(await readFile(folders.transcriptPath))
           .digest('hex'),
       )
+      // Not metered: the SDK's backend speaks Cursor's protobuf, with no provider usage fields for a gateway to read.
+      expect(result.metered).toBeNull()
       const transcript = (await readFile(folders.transcriptPath, 'utf8')).split('\n').filter((line) => line.startsWith('{'))
       const started = transcript
         .map((line) => JSON.parse(line) as { tag: string; obj: { type?: string; toolCall?: { type: string } } })

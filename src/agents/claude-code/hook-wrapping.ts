@@ -1,0 +1,99 @@
+import { readFile, writeFile } from 'node:fs/promises'
+import { HookChannel, type HookStarts } from '../hook-channel.ts'
+
+/**
+ * Claude Code's hooks wrapped for the harness's count (`HookChannel`): every
+ * `type: "command"` hook in the settings files the CLI reads from the
+ * workspace and the run's HOME gets the channel's prefix for the session, and
+ * each file is put back as it was when the session ends (unless the session
+ * changed it again: then its change stands, as every change of its does).
+ */
+
+/** One settings file rewritten for the session. */
+interface Rewritten {
+  readonly file: string
+  readonly original: Buffer
+  readonly written: string
+}
+
+/** The hooks of a session, wrapped. */
+export interface WrappedHooks {
+  readonly channel: HookChannel
+  /** The hook event of each wrapped command, by its index. */
+  readonly events: readonly string[]
+  /** The harness's count of starts by event (every wrapped event present, 0 when none started) and foreign lines. */
+  stop(): Promise<{ readonly starts: Readonly<Record<string, number>>; readonly foreign: readonly string[] }>
+  /** Puts each file back (where the session left it as written). */
+  restore(): Promise<void>
+}
+
+type Json = Record<string, unknown>
+const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value)
+
+/** Every command hook of a parsed settings object, with its event, in file order. */
+function commandHooks(settings: Json): { event: string; hook: Json }[] {
+  const found: { event: string; hook: Json }[] = []
+  if (!isObject(settings.hooks)) return found
+  for (const [event, matchers] of Object.entries(settings.hooks)) {
+    if (!Array.isArray(matchers)) continue
+    for (const matcher of matchers) {
+      if (!isObject(matcher) || !Array.isArray(matcher.hooks)) continue
+      for (const hook of matcher.hooks) if (isObject(hook) && hook.type === 'command' && typeof hook.command === 'string') found.push({ event, hook })
+    }
+  }
+  return found
+}
+
+/**
+ * Wraps the command hooks of `files` (those that exist and parse; a file the
+ * CLI could not read either is left alone), or returns null when none has any.
+ */
+export async function wrapClaudeHooks(files: readonly string[]): Promise<WrappedHooks | null> {
+  const parsed: { file: string; original: Buffer; settings: Json; hooks: { event: string; hook: Json }[] }[] = []
+  for (const file of files) {
+    const original = await readFile(file).catch(() => null)
+    if (original === null) continue
+    let settings: unknown
+    try {
+      settings = JSON.parse(original.toString('utf8'))
+    } catch {
+      continue
+    }
+    if (!isObject(settings)) continue
+    const hooks = commandHooks(settings)
+    if (hooks.length > 0) parsed.push({ file, original, settings, hooks })
+  }
+  const total = parsed.reduce((sum, entry) => sum + entry.hooks.length, 0)
+  if (total === 0) return null
+  const channel = await HookChannel.open(total)
+  const events: string[] = []
+  const rewritten: Rewritten[] = []
+  for (const entry of parsed) {
+    for (const { event, hook } of entry.hooks) {
+      hook.command = channel.commandFor(events.length, hook.command as string)
+      events.push(event)
+    }
+    const written = `${JSON.stringify(entry.settings, null, 2)}\n`
+    await writeFile(entry.file, written)
+    rewritten.push({ file: entry.file, original: entry.original, written })
+  }
+  return {
+    channel,
+    events,
+    async stop() {
+      return startsByEvent(events, await channel.stop())
+    },
+    async restore() {
+      for (const { file, original, written } of rewritten) {
+        const now = await readFile(file, 'utf8').catch(() => null)
+        if (now === written) await writeFile(file, original)
+      }
+    },
+  }
+}
+
+function startsByEvent(events: readonly string[], counted: HookStarts): { starts: Record<string, number>; foreign: readonly string[] } {
+  const starts: Record<string, number> = {}
+  for (const [index, event] of events.entries()) starts[event] = (starts[event] ?? 0) + (counted.byIndex.get(index) ?? 0)
+  return { starts, foreign: counted.foreign }
+}
