@@ -4,7 +4,7 @@ import path from 'node:path'
 import { copyTreeInside } from '../workspace/inside.ts'
 import { restoreProtected } from './protect.ts'
 import { PLANTED_CONFIGURATION_GLOBS, protectedPaths } from './folder-defaults.ts'
-import { isolatedSandbox, runProcess, UNSANDBOXED_HOST } from '../sandbox/index.ts'
+import { DEFAULT_LIMITS, handOverWrites, isolatedSandbox, mountPlainCopy, runProcess, UNSANDBOXED_HOST, type MountedOverlay } from '../sandbox/index.ts'
 import type { FolderTask } from '../tasks/task.ts'
 import type { Workspace } from '../workspace/workspace.ts'
 import type { OracleOptions, OracleJudgement } from './judgement.ts'
@@ -38,8 +38,19 @@ export const VERIFY_REWRITTEN = 'verify-script-rewritten'
  * moved, even if put back) makes the run unsolved, flagged `verify-script-rewritten`.
  */
 export async function runVerifyScript(task: FolderTask, workspace: Workspace, options: OracleOptions): Promise<OracleJudgement> {
-  const copy = await mkdtemp(path.join(options.scratchDir, 'verify-'))
+  const root = await mkdtemp(path.join(options.scratchDir, 'verify-'))
+  let limited: MountedOverlay | undefined
   try {
+    // Sandboxed, the copy and verify.sh's HOME are on a tmpfs of the run's disk limit (the copy bound at `tree`).
+    const target = path.join(root, 'tree')
+    limited =
+      options.sandbox === undefined
+        ? undefined
+        : await mountPlainCopy(
+            { upper: path.join(root, 'layers', 'upper'), work: path.join(root, 'layers', 'work'), target },
+            { diskMb: options.sandbox.diskMb ?? DEFAULT_LIMITS.diskMb },
+          )
+    const copy = limited?.hostPath ?? root
     const special = await copyTreeInside(workspace.dir, copy)
     const planted = await restoreProtected(copy, task.startingDir, PLANTED_CONFIGURATION_GLOBS)
     const protect = await protectedPaths(task, options)
@@ -50,9 +61,18 @@ export async function runVerifyScript(task: FolderTask, workspace: Workspace, op
       (planted.length === 0 ? '' : `[task-outcome oracle] interpreter or package-manager configuration as starting/ has it: ${planted.join(', ')}\n`) +
       `[task-outcome oracle] verify.sh ran on a copy with the protected paths (${task.metadata.protect.length > 0 ? task.metadata.protect.join(', ') : 'by default: the non-code files the reference solution leaves unchanged'}) ` +
       `restored from starting/: ${restored.length === 0 ? 'none differed' : restored.join(', ')}\n`
-    return await verifyIn(task, { ...workspace, dir: copy, agentDir: copy, overlay: undefined }, options, note)
+    if (limited !== undefined) await handOverWrites(limited)
+    const judgement = await verifyIn(task, { ...workspace, dir: copy, agentDir: limited === undefined ? copy : target, overlay: limited }, options, note)
+    if (limited?.diskFull() !== true) return judgement
+    return {
+      ...judgement,
+      solved: false,
+      limit: 'disk',
+      stderr: `[task-outcome oracle] verify.sh wrote the oracle's disk limit full (the copy and HOME): counted as unsolved at limit 'disk'\n${judgement.stderr}`,
+    }
   } finally {
-    await rm(copy, { recursive: true, force: true })
+    await limited?.release()
+    await rm(root, { recursive: true, force: true })
   }
 }
 
@@ -86,19 +106,23 @@ async function verifyIn(task: FolderTask, workspace: Workspace, options: OracleO
 }
 
 async function verifyWith(task: FolderTask, script: string, npm: string, workspace: Workspace, options: OracleOptions, note: string): Promise<OracleJudgement> {
+  const overlay = workspace.overlay
+  // HOME on the copy's tmpfs when it has one (sandboxed), bound at a path of the scratch folder; otherwise the scratch folder.
+  const limitedHome = overlay?.home
+  const home = limitedHome === undefined ? options.scratchDir : path.join(options.scratchDir, 'verify-home')
   const env = {
     PATH: options.toolchain?.path ?? process.env.PATH ?? '/usr/bin:/bin',
-    HOME: options.scratchDir,
+    HOME: home,
     LANG: 'C.UTF-8',
     NPM_CONFIG_USERCONFIG: path.join(npm, 'user.npmrc'),
     NPM_CONFIG_GLOBALCONFIG: path.join(npm, 'global.npmrc'),
   }
-  const overlay = workspace.overlay
   const sandbox =
     options.sandbox === undefined
       ? UNSANDBOXED_HOST
       : isolatedSandbox({
-          writable: [options.scratchDir, ...(overlay === undefined ? [workspace.agentDir] : [])],
+          writable: limitedHome === undefined ? [options.scratchDir, ...(overlay === undefined ? [workspace.agentDir] : [])] : [],
+          ...(limitedHome === undefined ? {} : { writableMounts: [{ source: limitedHome.inside, target: home, onHost: limitedHome.onHost }] }),
           readOnly: [...options.sandbox.readOnly, npm],
           mounts: [{ source: script, target: task.verifyScript }],
           ...(overlay === undefined ? {} : { overlay: { pid: overlay.pid, target: overlay.layers.target } }),

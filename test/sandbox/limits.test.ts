@@ -1,7 +1,8 @@
-import { readdirSync, statfsSync } from 'node:fs'
+import { readdirSync } from 'node:fs'
 import { describe, expect, test } from 'vitest'
 import { DEFAULT_LIMITS, RunCgroup } from '../../src/sandbox/index.ts'
 import { ExperimentSchema } from '../../src/experiment/schema.ts'
+import { freeBytes, lowestFree } from '../helpers/free-disk.ts'
 import { hostileProject, tagged } from './hostile-agent.ts'
 
 // Limits per run (sandbox.limits), set low, against hostile command agents through the real path. Each agent also
@@ -25,11 +26,6 @@ function leftoverCgroups(): string[] {
     }
   }
   return found
-}
-
-function freeBytes(dir: string): number {
-  const info = statfsSync(dir)
-  return info.bavail * info.bsize
 }
 
 describe('a run with sandbox.limits', () => {
@@ -131,12 +127,8 @@ dd if=/dev/urandom of=big bs=1M count=1024 2>/dev/null; echo "WORKSPACE $(stat -
 dd if=/dev/urandom of="$HOME/big" bs=1M count=1024 2>/dev/null; echo "HOME $(stat -c %s "$HOME/big")"`,
         { sandbox: { allow: [], limits: LOW } },
       )
-      const before = freeBytes(project.workspaceRoot)
-      let lowest = before
-      const timer = setInterval(() => {
-        lowest = Math.min(lowest, freeBytes(project.workspaceRoot))
-      }, 20)
-      const { record, transcript } = await project.run().finally(() => clearInterval(timer))
+      const { result, before, lowest } = await lowestFree(project.workspaceRoot, () => project.run())
+      const { record, transcript } = result
       for (const where of ['WORKSPACE ', 'HOME ']) {
         const written = Number(tagged(transcript, where)[0])
         expect(written, where).toBeGreaterThan(0)
@@ -145,9 +137,27 @@ dd if=/dev/urandom of="$HOME/big" bs=1M count=1024 2>/dev/null; echo "HOME $(sta
       expect(record.outcome).toBe('unsolved')
       expect(record.limit).toBe('disk')
       // Sampled while it ran: a gigabyte written to the host's disk, even for a moment, would show (other jobs share it).
-      expect(before - Math.min(lowest, freeBytes(project.workspaceRoot))).toBeLessThan(256 * 1024 * 1024)
+      expect(before - lowest).toBeLessThan(256 * 1024 * 1024)
     } finally {
       delete process.env.TASK_OUTCOME_OVERLAY
     }
+  })
+})
+
+describe("a folder task's verify.sh", () => {
+  test("runs on the run's disk limit: code under test writing 1 GB into verify.sh's HOME and copy ends the run unsolved at its disk limit, the machine's disk unchanged", async () => {
+    // check.sh is the agent's code (a .sh file, not protected): verify.sh runs it.
+    const project = await hostileProject(
+      `echo right > value.txt
+cat > check.sh <<'EOF'
+dd if=/dev/zero of="$HOME/big" bs=1M count=1024 2>/dev/null
+dd if=/dev/zero of=big bs=1M count=1024 2>/dev/null
+exit 0
+EOF`,
+      { sandbox: { allow: [], limits: LOW }, task: { starting: { 'value.txt': 'wrong\n', 'check.sh': 'exit 0\n' }, verify: 'bash check.sh && grep -qx right value.txt' } },
+    )
+    const { result, before, lowest } = await lowestFree(project.workspaceRoot, () => project.run())
+    expect(result.record).toMatchObject({ outcome: 'unsolved', solved: false, changedFiles: ['check.sh', 'value.txt'], limit: 'disk' })
+    expect(before - lowest).toBeLessThan(256 * 1024 * 1024)
   })
 })

@@ -1,4 +1,3 @@
-import { statfsSync } from 'node:fs'
 import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
@@ -7,6 +6,7 @@ import { createAgent } from '../../src/agents/index.ts'
 import { resolveExperiment, type LoadedExperiment } from '../../src/experiment/load.ts'
 import { armAgentSpec, artifactsPath, executeRun } from '../../src/runs/execute.ts'
 import { templateRoot } from '../../src/workspace/template.ts'
+import { lowestFree } from '../helpers/free-disk.ts'
 import { preparedDrift } from '../helpers/prepared-drift.ts'
 import { NODE_TEST_COMMAND } from '../helpers/throwaway.ts'
 import { harvestedTasks, type HarvestedFixture } from '../oracle/git-fix-task.ts'
@@ -120,25 +120,6 @@ describe("a git-fix workspace's prepared node_modules, bound read-only", () => {
     expect(record).toMatchObject({ outcome: 'solved', changedFiles: ['src/double.js'], limit: null })
   }, 180_000)
 })
-
-/** The least free space `dir`'s file system had while `work` ran (sampled every 20 ms), and its free space before. */
-async function lowestFree<T>(dir: string, work: () => Promise<T>): Promise<{ result: T; before: number; lowest: number }> {
-  const free = () => {
-    const info = statfsSync(dir)
-    return info.bavail * info.bsize
-  }
-  const before = free()
-  let lowest = before
-  const timer = setInterval(() => {
-    lowest = Math.min(lowest, free())
-  }, 20)
-  try {
-    const result = await work()
-    return { result, before, lowest: Math.min(lowest, free()) }
-  } finally {
-    clearInterval(timer)
-  }
-}
 
 describe("the oracle's HOME", () => {
   test("shares the run's disk limit: code under test writing 1 GB into HOME ends the run unsolved at its disk limit, the machine's disk unchanged", async () => {
