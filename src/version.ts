@@ -5,11 +5,11 @@ import path from 'node:path'
  * The package.json of task-outcome itself: the nearest one above this file
  * named `task-outcome` (the sources sit one folder below it, the build two).
  */
-function ownPackageJson(): { version: string } {
+function ownPackageJson(): { version: string; root: string } {
   for (let dir = import.meta.dirname; ; dir = path.dirname(dir)) {
     try {
       const pkg = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string }
-      if (pkg.name === 'task-outcome' && typeof pkg.version === 'string') return { version: pkg.version }
+      if (pkg.name === 'task-outcome' && typeof pkg.version === 'string') return { version: pkg.version, root: dir }
     } catch {
       // no package.json here: keep walking up
     }
@@ -17,8 +17,16 @@ function ownPackageJson(): { version: string } {
   }
 }
 
+const own = ownPackageJson()
+
 /** task-outcome's own version (`versions.harness` in every record). */
-export const harnessVersion: string = ownPackageJson().version
+export const harnessVersion: string = own.version
+
+/**
+ * The folder of task-outcome's own package.json (the repository, or the installed package): where the files
+ * it ships beside the code (the example tasks `init` copies) are found, from the sources and the build alike.
+ */
+export const packageRoot: string = own.root
 
 /** The Node versions task-outcome runs on: package.json's `engines.node` (a test keeps the two equal). */
 export const SUPPORTED_NODE = '^22.13.0 || >=24.0.0'

@@ -118,7 +118,7 @@ export type SkillsSpec = z.infer<typeof SkillsSpecSchema>
 export const TaskSelectionSchema = z.strictObject({
   /** The task set folder, relative to the experiment file's folder. */
   dir: z.string().min(1).default('.'),
-  /** Only these task ids (folder names), in this order. */
+  /** Only these tasks, in this order: each a folder name (`001-greeting`) or the task id it starts with (`001`). */
   include: z.array(z.string().min(1)).optional(),
   /** Only the first N tasks (by folder name), after `include`: a smoke test. */
   first: z.number().int().positive().optional(),

@@ -185,6 +185,19 @@ export async function listTaskDirs(setDir: string): Promise<string[]> {
 }
 
 /**
+ * The task folder an `include` entry names: the folder's whole name (`001-greeting-punctuation`), or the task
+ * id its name starts with (`001`, as `<id>-<slug>`), which must name exactly one folder.
+ */
+function includedDir(dirs: readonly string[], id: string): string | { problem: string } {
+  const exact = dirs.find((dir) => path.basename(dir) === id)
+  if (exact !== undefined) return exact
+  const byId = dirs.filter((dir) => path.basename(dir).startsWith(`${id}-`))
+  if (byId.length === 1) return byId[0]!
+  if (byId.length === 0) return { problem: `no task folder "${id}" (nor one named "${id}-<slug>")` }
+  return { problem: `"${id}" names ${byId.length} task folders (${byId.map((dir) => path.basename(dir)).join(', ')}): write the whole folder name` }
+}
+
+/**
  * Loads and validates every task of a set (after the filter). Every problem of
  * every task is reported at once, each naming its file and field.
  */
@@ -201,9 +214,13 @@ export async function loadTaskSet(setDir: string, filter: TaskFilter = {}, root:
   }
   let dirs = await listTaskDirs(setDir)
   if (filter.include !== undefined) {
-    const byName = new Map(dirs.map((dir) => [path.basename(dir), dir]))
-    for (const id of filter.include) if (!byName.has(id)) problems.add(setDir, 'tasks.include', `no task folder "${id}"`)
-    dirs = filter.include.flatMap((id) => byName.get(id) ?? [])
+    const all = dirs
+    dirs = filter.include.flatMap((id) => {
+      const named = includedDir(all, id)
+      if (typeof named === 'string') return [named]
+      problems.add(setDir, 'tasks.include', named.problem)
+      return []
+    })
   }
   if (filter.first !== undefined) dirs = dirs.slice(0, filter.first)
   const tasks: Task[] = []

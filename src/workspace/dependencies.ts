@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs'
-import { chmod, lstat, mkdir, mkdtemp, readdir, readFile, readlink, realpath, rename, rm, symlink, writeFile } from 'node:fs/promises'
+import { chmod, cp, lstat, mkdir, mkdtemp, readdir, readFile, readlink, realpath, rename, rm, symlink, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { HarnessFailure } from '../errors.ts'
@@ -171,11 +171,13 @@ async function runPrepare(recipe: DependencyRecipe, building: string, options: P
     { cwd: project, env: sandboxed ? { ...env, TMPDIR: '/tmp' } : env, timeoutMs: options.timeoutMs ?? 600_000, sandbox },
   )
   if (result.exitCode !== 0 || result.timedOut) {
+    const kept = await keepFailedPrepare(building, home, result.all, options)
     throw new HarnessFailure(
       'setup',
       `${options.where}: preparing ${recipe.mount} with \`${recipe.prepare}\` ${result.timedOut ? 'timed out' : `exited ${result.exitCode}`} ` +
         `(it runs without network, from the caches a user fills once with network: npm's ${cache}, the pnpm store ${pnpmStoreFolder()} or yarn's cache; ` +
-        `an npm lockfile needs "resolved" and "integrity" for every package): ${result.all.slice(-1500)}`,
+        `an npm lockfile needs "resolved" and "integrity" for every package; its whole output and npm's logs are kept in ${kept.dir}): ` +
+        kept.output.slice(-1500),
       { retryable: false },
     )
   }
@@ -186,6 +188,21 @@ async function runPrepare(recipe: DependencyRecipe, building: string, options: P
 }
 
 const root = (options: Pick<PrepareOptions, 'root'>) => options.root ?? templateRoot()
+
+/**
+ * Keeps what a failed prepare leaves to read (the building folder is removed after it): its whole output and
+ * npm's log files, in `<cache>/failed-prepares/<building folder's name>/`. The output's paths into the
+ * building folder's npm-logs (npm's "A complete log of this run can be found in: …") name the kept copies.
+ */
+async function keepFailedPrepare(building: string, home: string, output: string, options: PrepareOptions): Promise<{ dir: string; output: string }> {
+  const dir = path.join(root(options), 'failed-prepares', path.basename(building).replace(/^\.building-/, ''))
+  const logs = path.join(home, 'npm-logs')
+  await mkdir(dir, { recursive: true })
+  if (existsSync(logs)) await cp(logs, path.join(dir, 'npm-logs'), { recursive: true, dereference: false, verbatimSymlinks: true })
+  const pointed = output.split(logs).join(path.join(dir, 'npm-logs'))
+  await writeFile(path.join(dir, 'output.log'), pointed)
+  return { dir, output: pointed }
+}
 
 /**
  * The dependency folder of `recipe` for the input files found in `sourceDir`

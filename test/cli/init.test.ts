@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs'
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { execa } from 'execa'
@@ -14,8 +14,9 @@ const init = (cwd: string, args: string[] = []) => execa(process.execPath, [bin,
 const project = () => mkdtemp(path.join(os.tmpdir(), 'task-outcome-init-'))
 
 describe('task-outcome init', () => {
-  test('in a project without a Vitest config: the experiment importing the package, a config naming it, the ignored artifacts, the next three commands', async () => {
+  test('in a CommonJS project without a Vitest config: the experiment importing the package, the example, a .mts config naming both, the ignored files, the next commands', async () => {
     const root = await project()
+    await writeFile(path.join(root, 'package.json'), JSON.stringify({ name: 'user', version: '1.0.0', type: 'commonjs' }))
     const result = await init(root)
     expect(result.exitCode, result.all).toBe(0)
     const experiment = await readFile(path.join(root, 'tasks', 'pilot', 'experiment.ts'), 'utf8')
@@ -23,19 +24,48 @@ describe('task-outcome init', () => {
     expect(experiment).not.toMatch(/from '\.{1,2}\//)
     expect(experiment).toContain("name: 'pilot'")
     expect(experiment).toContain("name: 'pilot-smoke'")
-    const config = await readFile(path.join(root, 'vitest.config.ts'), 'utf8')
+    // A .ts config with ESM syntax in a CommonJS package makes Vite warn on every run; a .mts one is ESM anywhere.
+    expect(existsSync(path.join(root, 'vitest.config.ts'))).toBe(false)
+    const config = await readFile(path.join(root, 'vitest.config.mts'), 'utf8')
     expect(config).toContain("await experimentProject('tasks/pilot/experiment.ts', { exportName: 'pilot' }),")
     expect(config).toContain("await experimentProject('tasks/pilot/experiment.ts', { exportName: 'smoke' }),")
+    expect(config).toContain("await experimentProject('tasks/example/experiment.ts'),")
     expect(config).toContain("from 'task-outcome'")
     expect((await readFile(path.join(root, '.gitignore'), 'utf8')).split('\n')).toEqual(
-      expect.arrayContaining(['bench/task_outcome/*/artifacts/', 'bench/task_outcome/*/transcripts/']),
+      expect.arrayContaining(['node_modules', 'bench/task_outcome/*/artifacts/', 'bench/task_outcome/*/transcripts/']),
     )
     const next = result.stdout
       .split('\n')
       .slice(result.stdout.split('\n').indexOf('Next:') + 1)
       .filter((line) => line.trim() !== '')
-    expect(next.map((line) => line.trim().split(' ').slice(0, 3).join(' '))).toEqual(['npx task-outcome harvest', 'npx task-outcome select', 'npx vitest run'])
-    expect(next[2]).toContain('--project pilot-smoke')
+    expect(next.map((line) => line.trim().split(' ').slice(0, 3).join(' '))).toEqual(['npx vitest run', 'npx task-outcome harvest', 'npx task-outcome select', 'npx vitest run'])
+    expect(next[0]).toContain('--project example ')
+    expect(next[3]).toContain('--project pilot-smoke')
+  })
+
+  test('the example: the three shipped folder tasks, the context hook and a scripted-model experiment importing the package', async () => {
+    const root = await project()
+    expect((await init(root)).exitCode).toBe(0)
+    const example = path.join(root, 'tasks', 'example')
+    expect((await readdir(example)).sort()).toEqual(['001-greeting-punctuation', '002-sum-skips-header', '003-config-default-port', 'context-tool', 'experiment.ts'])
+    for (const task of ['001-greeting-punctuation', '002-sum-skips-header', '003-config-default-port']) {
+      expect(await readFile(path.join(example, task, 'task.md'), 'utf8')).toBe(await readFile(path.join(repoRoot, 'tasks', 'examples', task, 'task.md'), 'utf8'))
+      expect((await stat(path.join(example, task, 'verify.sh'))).mode & 0o111).not.toBe(0)
+    }
+    expect((await readdir(path.join(example, 'context-tool'))).sort()).toEqual(['likely-files.mjs', 'settings.json'])
+    const experiment = await readFile(path.join(example, 'experiment.ts'), 'utf8')
+    expect(experiment).toContain("from 'task-outcome'")
+    expect(experiment).toContain("name: 'example'")
+    expect(experiment).toContain('options: { scriptedModel: true }')
+    expect(experiment).not.toMatch(/env: \{ pass/)
+  })
+
+  test('in an ES module project it writes vitest.config.ts', async () => {
+    const root = await project()
+    await writeFile(path.join(root, 'package.json'), JSON.stringify({ name: 'user', version: '1.0.0', type: 'module' }))
+    expect((await init(root)).exitCode).toBe(0)
+    expect(await readFile(path.join(root, 'vitest.config.ts'), 'utf8')).toContain("await experimentProject('tasks/example/experiment.ts'),")
+    expect(existsSync(path.join(root, 'vitest.config.mts'))).toBe(false)
   })
 
   test('--set names the folder and both experiments', async () => {
@@ -49,13 +79,15 @@ describe('task-outcome init', () => {
   test('adds the experiments to a config that already lists task-outcome projects, keeping what it had', async () => {
     const root = await project()
     expect((await init(root, ['--set', 'first'])).exitCode).toBe(0)
-    const before = await readFile(path.join(root, 'vitest.config.ts'), 'utf8')
+    const before = await readFile(path.join(root, 'vitest.config.mts'), 'utf8')
     const result = await init(root, ['--set', 'second'])
     expect(result.exitCode, result.all).toBe(0)
-    expect(result.stdout).toContain('added the experiments to the projects of vitest.config.ts')
-    const after = await readFile(path.join(root, 'vitest.config.ts'), 'utf8')
+    expect(result.stdout).toContain('added the experiments to the projects of vitest.config.mts')
+    expect(result.stdout).toContain('tasks/example/ was left as it is')
+    const after = await readFile(path.join(root, 'vitest.config.mts'), 'utf8')
     expect(after).toContain("await experimentProject('tasks/second/experiment.ts', { exportName: 'pilot' }),")
     expect(after).toContain("await experimentProject('tasks/first/experiment.ts', { exportName: 'pilot' }),")
+    expect(after.split("await experimentProject('tasks/example/experiment.ts'),")).toHaveLength(2)
     expect(after.length).toBeGreaterThan(before.length)
   })
 
@@ -82,6 +114,26 @@ describe('task-outcome init', () => {
     expect(lines.filter((line) => line === 'bench/task_outcome/*/artifacts/')).toHaveLength(1)
     expect(lines).toContain('bench/task_outcome/*/transcripts/')
     expect(lines).toContain('node_modules/')
+    expect(lines).toContain('node_modules')
+  })
+
+  test('the .gitignore it writes keeps a node_modules link out of git, which node_modules/ alone would not', async () => {
+    const root = await project()
+    await execa('git', ['init', '-q'], { cwd: root })
+    await mkdir(path.join(root, 'prepared'))
+    await symlink('prepared', path.join(root, 'node_modules'))
+    await writeFile(path.join(root, '.gitignore'), 'node_modules/\nprepared/\n')
+    expect((await execa('git', ['check-ignore', '-q', 'node_modules'], { cwd: root, reject: false })).exitCode).toBe(1)
+    expect((await init(root)).exitCode).toBe(0)
+    expect((await execa('git', ['check-ignore', '-q', 'node_modules'], { cwd: root, reject: false })).exitCode).toBe(0)
+  })
+
+  test('refuses --set example, the folder of the example it writes', async () => {
+    const root = await project()
+    const result = await init(root, ['--set', 'example'])
+    expect(result.exitCode).toBe(1)
+    expect(result.stderr.trim()).toBe('task-outcome: --set example: that is the folder of the example init writes; choose another name')
+    expect(existsSync(path.join(root, 'tasks'))).toBe(false)
   })
 
   test('never overwrites an experiment: a second init of the same set stops with one line', async () => {

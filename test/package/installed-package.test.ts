@@ -132,10 +132,13 @@ beforeAll(async () => {
 }, 600_000)
 
 describe('the packed package, installed into a fresh CommonJS project', () => {
-  test('holds the built code and none of the repository’s tests, tasks or samples', async () => {
+  test('holds the built code and the example tasks init copies, none of the repository’s tests, samples or other tasks', async () => {
     const installed = path.join(project, 'node_modules', 'task-outcome')
-    expect((await readdir(installed)).sort()).toEqual(expect.arrayContaining(['bin', 'dist', 'package.json']))
-    for (const absent of ['src', 'test', 'tasks', 'samples', 'bench']) expect(await readdir(installed)).not.toContain(absent)
+    expect((await readdir(installed)).sort()).toEqual(expect.arrayContaining(['bin', 'dist', 'docs', 'package.json', 'README.md', 'tasks']))
+    for (const absent of ['src', 'test', 'samples', 'bench']) expect(await readdir(installed)).not.toContain(absent)
+    expect((await readdir(path.join(installed, 'tasks'))).sort()).toEqual(['demo', 'examples'])
+    expect(await readdir(path.join(installed, 'tasks', 'demo'))).toEqual(['context-tool'])
+    expect(await readdir(path.join(installed, 'tasks', 'examples'))).not.toContain('experiment.ts')
     expect(await readdir(path.join(installed, 'dist', 'src', 'agents', 'cursor'))).toContain('runner.mjs')
   })
 
@@ -177,7 +180,7 @@ describe('the packed package, installed into a fresh CommonJS project', () => {
     await writeFile(path.join(fresh, 'package.json'), JSON.stringify({ name: 'fresh', version: '1.0.0', private: true }))
     const init = await execa(path.join(project, 'node_modules', '.bin', 'task-outcome'), ['init'], { cwd: fresh, reject: false, all: true })
     expect(init.exitCode, init.all).toBe(0)
-    expect(init.stdout).toContain('the template runs Claude Code: npm install --save-dev @anthropic-ai/claude-code@')
+    expect(init.stdout).toContain('the templates run Claude Code: npm install --save-dev @anthropic-ai/claude-code@')
     const run = await execa(path.join(project, 'node_modules', '.bin', 'vitest'), ['run', '--project', 'pilot-smoke'], {
       cwd: fresh,
       env: { NO_COLOR: '1', CI: '1' },

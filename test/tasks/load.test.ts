@@ -103,4 +103,14 @@ describe('loading a task set of folder tasks', () => {
     expect((await loadTaskSet(setDir, { include: ['003-c', '001-fine'] }, setDir)).map((t) => t.id)).toEqual(['003-c', '001-fine'])
     await expect(loadTaskSet(setDir, { include: ['009-none'] }, setDir)).rejects.toThrow(/no task folder "009-none"/)
   })
+
+  test('include takes the task id a folder name starts with as well as the whole folder name; an id naming two folders is a problem', async () => {
+    const setDir = await mkdtemp(path.join(os.tmpdir(), 'task-outcome-load-'))
+    await writeFolderTasks(setDir, [valid, { ...valid, id: '002-b' }, { ...valid, id: '003-c' }, { ...valid, id: '0031-d' }])
+    expect((await loadTaskSet(setDir, { include: ['003', '001'] }, setDir)).map((t) => t.id)).toEqual(['003-c', '001-fine'])
+    expect((await loadTaskSet(setDir, { include: ['002', '0031-d'] }, setDir)).map((t) => t.id)).toEqual(['002-b', '0031-d'])
+    await expect(loadTaskSet(setDir, { include: ['009'] }, setDir)).rejects.toThrow(/no task folder "009" \(nor one named "009-<slug>"\)/)
+    await writeFolderTasks(setDir, [{ ...valid, id: '002-again' }])
+    await expect(loadTaskSet(setDir, { include: ['002'] }, setDir)).rejects.toThrow('"002" names 2 task folders (002-again, 002-b): write the whole folder name')
+  })
 })

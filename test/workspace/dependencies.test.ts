@@ -57,6 +57,26 @@ describe('prepared dependency folders', () => {
     await expect(run).rejects.toThrow(/001-x: preparing node_modules with `echo no registry here >&2; exit 3` exited 3 \(it runs without network[^)]*\): no registry here/)
   })
 
+  it("keep a failed prepare's whole output and npm's own log, and point npm's log line at the kept copy", async () => {
+    // Real npm, offline, asked for a package no cache holds: it fails with ENOTCACHED and writes its debug log
+    // into the building folder's HOME, which is removed after the failure.
+    const root = path.join(scratch, 'cache-failed')
+    const run = prepareDependencies({ ...RECIPE, prepare: 'npm install --offline --no-save task-outcome-never-published@1.0.0' }, source, { where: '001-x', root })
+    const error = await run.then(
+      () => null,
+      (failure: Error) => failure,
+    )
+    expect(error).toBeInstanceOf(HarnessFailure)
+    const kept = /its whole output and npm's logs are kept in ([^)]+)\)/.exec(error!.message)?.[1]
+    expect(kept, error!.message).toBe(path.join(root, 'failed-prepares', path.basename(kept!)))
+    const output = await readFile(path.join(kept!, 'output.log'), 'utf8')
+    expect(output).toContain('ENOTCACHED')
+    const logLine = /A complete log of this run can be found in: (\S+)/.exec(error!.message)?.[1]
+    expect(logLine, error!.message).toBeDefined()
+    expect(logLine!.startsWith(path.join(kept!, 'npm-logs'))).toBe(true)
+    expect(await readFile(logLine!, 'utf8')).toContain('task-outcome-never-published')
+  })
+
   it('refuse a command that exits 0 without making the folder', async () => {
     await expect(prepareDependencies({ ...RECIPE, prepare: 'true' }, source, { where: '001-x', root: path.join(scratch, 'cache-4') })).rejects.toThrow(
       '001-x: `true` exited 0 but made no folder node_modules',

@@ -55,6 +55,16 @@ function describeResult(stream: ClaudeStream): string {
   return `claude: ${said} (${fields.join(', ')})`
 }
 
+/**
+ * What to do when no credentials reached the CLI: the run's environment is an allowlist, so a key set in the
+ * shell reaches the agent only when the experiment names it in `env.pass`.
+ */
+const NO_KEY_HINT =
+  "no credentials reached claude; set ANTHROPIC_API_KEY (or CLAUDE_CODE_OAUTH_TOKEN, from `claude setup-token`) in the environment and name it in the experiment's env.pass (the agent sees only the variables listed there)"
+
+/** What to check when the API refused the credentials the CLI sent. */
+const REJECTED_KEY_HINT = "the API refused the key; check the ANTHROPIC_API_KEY (or CLAUDE_CODE_OAUTH_TOKEN) that the experiment's env.pass hands the agent"
+
 const CLAUDE_RULES: SessionRules<ClaudeStream, ClaudeProcessEnd> = {
   name: 'claude',
   failureReason: () => 'api-error',
@@ -89,8 +99,8 @@ const CLAUDE_RULES: SessionRules<ClaudeStream, ClaudeProcessEnd> = {
     if (result.subtype === 'error_max_turns') return 'max-turns'
     if (result.subtype === 'error_max_budget_usd') return 'max-budget'
     const modelNeverAnswered = (result.totalCostUsd ?? 0) === 0 && result.models.length === 0
-    if (result.apiErrorStatus === 401 || result.apiErrorStatus === 403) throw new HarnessFailure('auth', describeResult(stream))
-    if (result.isError && modelNeverAnswered && stream.init?.apiKeySource === 'none') throw new HarnessFailure('auth', describeResult(stream))
+    if (result.apiErrorStatus === 401 || result.apiErrorStatus === 403) throw new HarnessFailure('auth', `${describeResult(stream)}: ${REJECTED_KEY_HINT}`)
+    if (result.isError && modelNeverAnswered && stream.init?.apiKeySource === 'none') throw new HarnessFailure('auth', `${describeResult(stream)}: ${NO_KEY_HINT}`)
     if (result.isError) {
       const apiFailed = result.terminalReason === 'api_error' || result.apiErrorStatus !== null || stream.apiRetries > 0 || modelNeverAnswered
       throw new HarnessFailure(apiFailed ? 'api-error' : 'agent-error', describeResult(stream))

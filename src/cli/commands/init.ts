@@ -4,6 +4,7 @@ import path from 'node:path'
 import type { Command } from 'commander'
 import { AGENT_PACKAGES } from '../../agents/packages.ts'
 import { SpecError } from '../../errors.ts'
+import { EXAMPLE_SET, writeExample } from '../init/example.ts'
 import { experimentTemplate } from '../init/experiment-template.ts'
 import { ignoreArtifacts } from '../init/gitignore.ts'
 import { addToVitestConfig, type ConfigChange } from '../init/vitest-config.ts'
@@ -43,8 +44,10 @@ export function registerInit(program: Command): void {
     .command('init')
     .description(
       'Start experiments in this project: write tasks/<set>/experiment.ts (a pilot and its smoke test, importing ' +
-        'task-outcome), add both to vitest.config.ts (or print the two lines to add when the config cannot be edited ' +
-        'safely), git-ignore the per-run artifacts, and print the next three commands.',
+        'task-outcome) and tasks/example/ (three small tasks and an experiment against the scripted model: no account, ' +
+        'no network), add them to the Vitest config (vitest.config.ts, or .mts in a CommonJS package; or print the ' +
+        'lines to add when the config cannot be edited safely), git-ignore node_modules and the per-run artifacts, ' +
+        'and print the next commands.',
     )
     .option('--set <name>', "the task set (the folder under tasks/ and the experiments' names)", 'pilot')
     .action((options: { set: string }) => {
@@ -53,6 +56,7 @@ export function registerInit(program: Command): void {
         throw new SpecError(`--set ${JSON.stringify(options.set)}: use lowercase letters, digits and dashes (it names a folder and a Vitest project)`)
       }
       const set = options.set
+      if (set === EXAMPLE_SET) throw new SpecError(`--set ${EXAMPLE_SET}: that is the folder of the example init writes; choose another name`)
       const experimentFile = path.join(root, 'tasks', set, 'experiment.ts')
       const relative = path.relative(root, experimentFile)
       if (existsSync(experimentFile)) {
@@ -60,14 +64,22 @@ export function registerInit(program: Command): void {
       }
       mkdirSync(path.dirname(experimentFile), { recursive: true })
       writeFileSync(experimentFile, experimentTemplate(set))
-      const lines = [`wrote ${relative} (experiments "${set}" and "${set}-smoke")`, ...describeConfig(addToVitestConfig(root, set), root)]
+      const example = writeExample(root)
+      const lines = [`wrote ${relative} (experiments "${set}" and "${set}-smoke")`]
+      lines.push(
+        example
+          ? `wrote tasks/${EXAMPLE_SET}/ (experiment "${EXAMPLE_SET}": Claude Code against the scripted model on three small tasks, no account needed)`
+          : `tasks/${EXAMPLE_SET}/ was left as it is`,
+      )
+      lines.push(...describeConfig(addToVitestConfig(root, set, example), root))
       const ignored = ignoreArtifacts(root)
       if (ignored.length > 0) lines.push(`git-ignored ${ignored.join(', ')} in .gitignore`)
       const claude = AGENT_PACKAGES['claude-code']
-      if (!installed(root, claude.entry)) lines.push(`the template runs Claude Code: npm install --save-dev ${claude.name}@${claude.version}`)
+      if (!installed(root, claude.entry)) lines.push(`the templates run Claude Code: npm install --save-dev ${claude.name}@${claude.version}`)
       lines.push(
         '',
         'Next:',
+        `  npx vitest run --project ${EXAMPLE_SET}     # the scripted model: a verdict in a minute, no account`,
         `  npx task-outcome harvest --repo . --out tasks/${set}/candidates.json --test-command '<your test command with {tests} and {junit}>'`,
         `  npx task-outcome select --candidates tasks/${set}/candidates.json --out tasks/${set} --seed <a seed you write down> --count 20`,
         `  npx vitest run --project ${set}-smoke`,

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
+import { EXAMPLE_FILE } from './example.ts'
 
 /** The file names Vitest looks for, in its order. */
 const CONFIG_NAMES = ['vitest.config.ts', 'vitest.config.mts', 'vitest.config.cts', 'vitest.config.js', 'vitest.config.mjs', 'vitest.config.cjs']
@@ -17,9 +18,26 @@ export function projectEntries(set: string): string[] {
   return [`await experimentProject('${file}', { exportName: 'pilot' }),`, `await experimentProject('${file}', { exportName: 'smoke' }),`]
 }
 
+/** The entry of `test.projects` for the example `init` writes. */
+const EXAMPLE_ENTRY = `await experimentProject('${EXAMPLE_FILE}'),`
+
+/**
+ * The name of the config `init` writes: `vitest.config.ts` in an ES module package, `vitest.config.mts` in a
+ * CommonJS one (no `"type": "module"`, as `npm init -y` makes it), where Vite warns on every run that a `.ts`
+ * config with ESM syntax is loaded as CommonJS.
+ */
+function freshConfigName(root: string): string {
+  try {
+    const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { type?: unknown }
+    return pkg.type === 'module' ? 'vitest.config.ts' : 'vitest.config.mts'
+  } catch {
+    return 'vitest.config.mts'
+  }
+}
+
 const IMPORT_LINE = "import { experimentProject, TaskOutcomeReporter } from 'task-outcome'"
 
-function freshConfig(set: string): string {
+function freshConfig(entries: readonly string[]): string {
   return `import { defineConfig } from 'vitest/config'
 ${IMPORT_LINE}
 
@@ -28,9 +46,7 @@ export default defineConfig(async () => ({
   test: {
     reporters: ['default', new TaskOutcomeReporter()],
     projects: [
-${projectEntries(set)
-  .map((entry) => `      ${entry}`)
-  .join('\n')}
+${entries.map((entry) => `      ${entry}`).join('\n')}
     ],
   },
 }))
@@ -38,21 +54,22 @@ ${projectEntries(set)
 }
 
 /**
- * Adds the set's experiments to the project's Vitest config. With no config
- * it writes one. It edits an existing one only where that is safe: the file
+ * Adds the set's experiments (and the example's, when `example`) to the
+ * project's Vitest config. With no config it writes one. It edits an existing one only where that is safe: the file
  * already imports `experimentProject` from `task-outcome` and has exactly one
  * `projects: [`, so the entries go first in that list. Otherwise it changes
  * nothing and returns the two lines to add by hand.
  */
-export function addToVitestConfig(root: string, set: string): ConfigChange {
+export function addToVitestConfig(root: string, set: string, example: boolean): ConfigChange {
   const existing = CONFIG_NAMES.map((name) => path.join(root, name)).find((file) => existsSync(file))
+  const exampleEntries = example ? [EXAMPLE_ENTRY] : []
   if (existing === undefined) {
-    const file = path.join(root, 'vitest.config.ts')
-    writeFileSync(file, freshConfig(set))
+    const file = path.join(root, freshConfigName(root))
+    writeFileSync(file, freshConfig([...projectEntries(set), ...exampleEntries]))
     return { kind: 'written', file }
   }
   const source = readFileSync(existing, 'utf8')
-  const entries = projectEntries(set)
+  const entries = [...projectEntries(set), ...(source.includes(`'${EXAMPLE_FILE}'`) ? [] : exampleEntries)]
   if (source.includes(`'tasks/${set}/experiment.ts'`)) return { kind: 'already', file: existing }
   const manual = (why: string): ConfigChange => ({
     kind: 'manual',

@@ -37,6 +37,13 @@ describe('captured failures are harness failures', () => {
     expect(key.kind === 'failure' && key.message).toContain('Invalid API key')
   })
 
+  test('"Not logged in" says which variable to set and that env.pass must name it; a refused key names both too', () => {
+    const { outcome } = classify('claude-stream-json.jsonl', exited(1))
+    expect(outcome.kind === 'failure' && outcome.message).toMatch(/Not logged in.*: no credentials reached claude; set ANTHROPIC_API_KEY .* name it in the experiment's env\.pass/)
+    const { outcome: key } = classify('claude-stream-json-401-noretry.jsonl', exited(1))
+    expect(key.kind === 'failure' && key.message).toMatch(/Invalid API key.*: the API refused the key; check the ANTHROPIC_API_KEY .*env\.pass/)
+  })
+
   test('a 401 the CLI kept retrying until the harness timeout is auth, not a timeout', () => {
     const { stream, outcome } = classify('claude-stream-json-401-timeout120s.jsonl', killedByTimeout)
     expect(stream.result).toBeNull()
