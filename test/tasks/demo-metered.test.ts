@@ -47,5 +47,9 @@ describe("the demo's runs are metered at the scripted server's own count", () =>
     // The CLI's own report agrees here (no add-on forges anything in the demo): the same tokens, the same cost to a nano-dollar.
     expect(record.tokens).toEqual(count.tokens)
     expect(record.metered!.costUsd).toBeCloseTo(record.costUsd, 9)
+    // The context arm's hooks: the harness's count of their starts is the CLI's count of its hook_response lines.
+    expect(record.manipulation === null).toBe(arm === 'baseline')
+    expect(record.manipulation?.hookStarts).toEqual(record.manipulation?.hooksReported)
+    expect(record.integrityFlags).toEqual([])
   })
 })
