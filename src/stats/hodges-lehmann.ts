@@ -1,5 +1,5 @@
 import { normalQuantile } from './sample-size.ts'
-import { compareNumbers, midranks } from './ranks.ts'
+import { midranks } from './ranks.ts'
 import { signedRankCdf } from './signed-rank-cdf.ts'
 
 /** The Hodges–Lehmann estimate of a paired difference's centre and its confidence interval. */
@@ -27,13 +27,16 @@ export const EXACT_INVERSION_MAX_VALUES = 60
  * Sums dᵢ + dⱼ for i ≤ j, ascending: twice the Walsh averages. Kept doubled
  * so integer data stay exact (their averages may be half-integers).
  */
-function walshSums(values: readonly number[]): number[] {
-  const sums: number[] = []
-  for (let i = 0; i < values.length; i++) for (let j = i; j < values.length; j++) sums.push(values[i]! + values[j]!)
-  return sums.sort(compareNumbers)
+function walshSums(values: readonly number[]): Float64Array {
+  const n = values.length
+  const sums = new Float64Array((n * (n + 1)) / 2)
+  let at = 0
+  // + 0 turns −0 into 0, so the typed sort (which orders −0 before 0) orders exactly as compareNumbers does.
+  for (let i = 0; i < n; i++) for (let j = i; j < n; j++) sums[at++] = values[i]! + values[j]! + 0
+  return sums.sort()
 }
 
-function medianSorted(sorted: readonly number[]): number {
+function medianSorted(sorted: Float64Array): number {
   const middle = sorted.length >> 1
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
 }
@@ -77,8 +80,8 @@ export function hodgesLehmann(values: readonly number[], options: { confidence?:
   const estimate = medianSorted(sums) / 2
   const n = values.length
   const tail = (1 - confidence) / 2
-  const distinct = sums.filter((sum, index) => index === 0 || sum !== sums[index - 1])
   if (n > EXACT_INVERSION_MAX_VALUES) return { ...normalInterval(sums, n, tail), estimate, confidence, walshAverages: sums.length }
+  const distinct = sums.filter((sum, index) => index === 0 || sum !== sums[index - 1])
 
   const doubled = values.map((value) => 2 * value)
   const accepted = (doubledCentre: number) => {
@@ -112,7 +115,7 @@ export function hodgesLehmann(values: readonly number[], options: { confidence?:
 }
 
 /** The large-n interval: Walsh averages at the ranks the normal approximation of V (no tie correction) gives. */
-function normalInterval(sums: readonly number[], n: number, tail: number): Pick<HodgesLehmann, 'interval' | 'method'> {
+function normalInterval(sums: Float64Array, n: number, tail: number): Pick<HodgesLehmann, 'interval' | 'method'> {
   const count = sums.length
   const sd = Math.sqrt((n * (n + 1) * (2 * n + 1)) / 24)
   const k = Math.max(1, Math.round(count / 2 - normalQuantile(1 - tail) * sd))
