@@ -88,13 +88,31 @@ async function diskCopy(template: string, scratchDir: string, label: string): Pr
  * mounted again over `parentTemplate` (checked, or exported anew) when the
  * seal moved. `TASK_OUTCOME_OVERLAY=off` makes it a copy (on a tmpfs of
  * `diskMb`, the experiment's disk limit, as the overlay's upper layer is).
+ *
+ * `watchedTemplate`: the folder whose seal the run's task guard checks after
+ * the oracle (`OracleOptions.watchedTemplate`). When it is this template,
+ * checked by this process and still the same folder (one `lstat`), the
+ * overlay is mounted without walking the seal: whatever wrote to the
+ * template before or while the oracle ran moves the guard's seal, and its
+ * look after the oracle stops the experiment as `tampered`.
  */
-export async function oracleCopy(repo: string, base: string, scratchDir: string, label: string, kind: OracleCopyKind, diskMb: number = DEFAULT_LIMITS.diskMb): Promise<OracleCopy> {
+export async function oracleCopy(
+  repo: string,
+  base: string,
+  scratchDir: string,
+  label: string,
+  kind: OracleCopyKind,
+  diskMb: number = DEFAULT_LIMITS.diskMb,
+  watchedTemplate?: string,
+): Promise<OracleCopy> {
   await mkdir(scratchDir, { recursive: true })
   if (kind === 'copy') return diskCopy(await parentTemplate(repo, base), scratchDir, label)
   if (process.env.TASK_OUTCOME_OVERLAY === 'off') return (await overlayCopy(await parentTemplate(repo, base), scratchDir, label, diskMb, true))!
   const checked = await checkedTemplate(repo, base)
-  if (checked !== undefined) {
+  if (checked !== undefined && checked.dir === watchedTemplate) {
+    const copy = await overlayCopy(checked.dir, scratchDir, label, diskMb)
+    if (copy !== undefined) return copy
+  } else if (checked !== undefined) {
     const [copy, unchanged] = await Promise.allSettled([overlayCopy(checked.dir, scratchDir, label, diskMb), checked.stillChecked()])
     if (unchanged.status === 'fulfilled' && unchanged.value) {
       if (copy.status === 'rejected') throw copy.reason

@@ -51,7 +51,15 @@ interface PreparedCopy extends OracleCopy {
  * side (`workspace/inside.ts`); a FIFO, socket or device is not carried.
  */
 async function prepareCopy(task: GitFixTask, options: OracleOptions, label: string, agent?: { dir: string; files: readonly string[] }): Promise<PreparedCopy> {
-  const copy = await oracleCopy(task.repo, task.metadata.base, options.scratchDir, label, options.sandbox === undefined ? 'copy' : 'overlay', options.sandbox?.diskMb)
+  const copy = await oracleCopy(
+    task.repo,
+    task.metadata.base,
+    options.scratchDir,
+    label,
+    options.sandbox === undefined ? 'copy' : 'overlay',
+    options.sandbox?.diskMb,
+    options.watchedTemplate,
+  )
   try {
     const special: string[] = []
     for (const file of agent?.files ?? []) {

@@ -49,4 +49,13 @@ export interface OracleOptions {
    * (the run benchmark's split; nothing is recorded from it).
    */
   readonly onStage?: (stage: OracleStage, ms: number) => void
+  /**
+   * The template folder whose seal the run's task guard checks after the
+   * oracle (`executeRun`'s judging: `TaskGuard.afterOracle`, whatever the
+   * oracle did; a change found then stops the experiment as `tampered`).
+   * An oracle copy over this same folder, checked by this process, is mounted
+   * without walking the seal again (one `lstat` per entry less per run).
+   * Undefined (as for `verify`): the oracle checks the template itself.
+   */
+  readonly watchedTemplate?: string
 }

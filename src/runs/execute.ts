@@ -193,6 +193,8 @@ async function judgeRun(context: RunContext, scope: RunScope, artifactsDir: stri
       : { sandbox: { readOnly: [...scope.readOnly, ...scope.toolchain.mounts], diskMb: experiment.spec.sandbox.limits.diskMb } }),
     toolchain: scope.toolchain,
     ...(context.onStage === undefined ? {} : { onStage: context.onStage }),
+    // The guard looks after the oracle whatever happens in it (afterOracle below): the oracle need not walk the template's seal.
+    ...(scope.guard.watchedTemplate === undefined ? {} : { watchedTemplate: scope.guard.watchedTemplate }),
   })
   let measured: Pick<TrialResult, 'judgement' | 'changedFiles' | 'integrityFlags' | 'harnessError'>
   try {

@@ -223,6 +223,11 @@ export class TaskGuard {
     if (seal.racy && !(await dependencyContentMatches(prepared))) throw tampered(`${where} no longer matches its manifest`)
   }
 
+  /** The template folder whose seal this guard checks before and after the oracle (undefined until `watchTemplate`). */
+  get watchedTemplate(): string | undefined {
+    return this.#template?.dir
+  }
+
   /** Before the oracle: the same checks again, and nothing written to since the run began, even if put back. */
   async beforeOracle(): Promise<void> {
     await this.#checkAgain('before the oracle')
