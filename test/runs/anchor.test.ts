@@ -29,6 +29,10 @@ describe('checkAnchor', () => {
     expect(check(head(3, last), anchorOf(head(3, last)))).toEqual({ lagging: false })
   })
 
+  test("the anchor's hash at another line count is not in step: the hash alone does not vouch for the head", () => {
+    expect(refusal(() => check(head(5, last), anchorOf(head(3, last)))).message).toMatch(/^runs\.jsonl:4: not written by the recorder/)
+  })
+
   test('a head one line past an anchor that named that line as pending lags behind (a crash between the phases)', () => {
     expect(check(head(4, next), { ...anchorOf(head(3, last)), pending: next })).toEqual({ lagging: true })
   })

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest'
 import { contradictions } from '../../src/runs/consistency.ts'
-import type { RunRecord } from '../../src/runs/record.ts'
+import type { RecordedRun, RunRecord } from '../../src/runs/record.ts'
 import { sampleRecord } from '../helpers/runs-file.ts'
 
 // What a record says against itself, field pair by field pair: the harness never writes a contradiction, so each
@@ -23,6 +23,14 @@ describe('records the harness writes contradict nothing', () => {
     expect(found({ outcome: 'unsolved', solved: false, oracle: { verifyExit: 1 } })).toEqual([])
     expect(foundWithoutOracle({ transcript: null, transcriptSha256: null })).toEqual([])
     expect(found({ finishedAt: '2026-11-30T10:00:00.000Z' })).toEqual([])
+  })
+
+  test('a record read from a hand-written line with a null oracle, or with only one of the transcript fields, is compared on the rest', () => {
+    const read = (fields: object) => contradictions(JSON.parse(JSON.stringify(fields)) as RecordedRun)
+    expect(read({ ...sampleRecord(), oracle: null })).toEqual([])
+    const { transcript: _t, transcriptSha256: _s, ...withoutTranscript } = sampleRecord()
+    expect(read({ ...withoutTranscript, transcriptSha256: null })).toEqual([])
+    expect(read({ ...withoutTranscript, transcript: null })).toEqual([])
   })
 
   test('a record built by hand with fewer fields is compared on the fields it has', () => {
@@ -63,6 +71,13 @@ describe('each contradiction is named', () => {
     ])
     expect(found({ outcome: 'unsolved', solved: false, oracle: { failToPass: { passed: 1, total: 1 }, passToPass: { passed: 1, total: 2 }, failing: ['a', 'b'] } })).toEqual([
       'the oracle lists 2 failing test(s) but its counts leave 1 not passing',
+    ])
+  })
+
+  test('solved with every count passing but a failing test listed: both the mismatch and the solved run are named', () => {
+    expect(found({ oracle: { failToPass: { passed: 1, total: 1 }, passToPass: { passed: 2, total: 2 }, failing: ['x'] } })).toEqual([
+      'the oracle lists 1 failing test(s) but its counts leave 0 not passing',
+      'solved, but the oracle has FAIL_TO_PASS 1/1, PASS_TO_PASS 2/2',
     ])
   })
 
