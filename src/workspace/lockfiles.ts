@@ -81,6 +81,15 @@ export async function detectRecipe(dir: string): Promise<DetectedRecipe> {
   const lockfile = found[0]
   if (lockfile === undefined) {
     if (!hasDependencies(manifest)) return { kind: 'none' }
+    const bun = (await read(dir, 'bun.lock')) !== null ? 'bun.lock' : (await read(dir, 'bun.lockb')) !== null ? 'bun.lockb' : null
+    if (bun !== null) {
+      return {
+        kind: 'problem',
+        reason:
+          `the commit's lockfile is bun's ${bun}, which --prepare auto does not install (bun is a native binary task-outcome does not pin, ` +
+          `and its cache is not mounted where prepare commands run; looked for ${LOCKFILES.join(', ')}): commit one of those, or pass --prepare with your own command`,
+      }
+    }
     return {
       kind: 'problem',
       reason: `package.json names dependencies but the commit has no lockfile (looked for ${LOCKFILES.join(', ')} at the repository root): commit one, or pass --prepare with your own command`,

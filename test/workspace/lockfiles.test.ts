@@ -70,6 +70,15 @@ describe("the recipe a commit's lockfile asks for", () => {
     for (const file of LOCKFILES) expect(detected.kind === 'problem' && detected.reason).toContain(file)
   })
 
+  it("says that bun's lockfile is not installed by --prepare auto, and what to pass instead", async () => {
+    for (const file of ['bun.lock', 'bun.lockb']) {
+      const detected = await detectRecipe(await tree({ 'package.json': MANIFEST, [file]: '{}\n' }))
+      expect(detected.kind).toBe('problem')
+      expect(detected.kind === 'problem' && detected.reason).toContain(`the commit's lockfile is bun's ${file}, which --prepare auto does not install`)
+      expect(detected.kind === 'problem' && detected.reason).toContain('commit one of those, or pass --prepare with your own command')
+    }
+  })
+
   it('prepares nothing for a commit without package.json or whose package.json has no dependency', async () => {
     expect(await detectRecipe(await tree({ 'setup.py': '' }))).toEqual({ kind: 'none' })
     expect(await detectRecipe(await tree({ 'package.json': '{"name":"x","scripts":{"test":"node --test"}}' }))).toEqual({ kind: 'none' })
