@@ -147,7 +147,7 @@ export function powerFromPairs(pairs: readonly TaskPair[], settings: Pick<Analys
 }
 
 /** The Hodges–Lehmann estimate of d, computed on whole nano-dollars (the analysis's cost grid) so ties stay exact. */
-function hodgesLehmannUsd(differences: readonly number[]): HodgesLehmannResult {
+export function hodgesLehmannUsd(differences: readonly number[]): HodgesLehmannResult {
   const result = hodgesLehmann(differences.map((d) => Math.round(d * 1e9)))
   const usd = (nano: number) => (Number.isFinite(nano) ? roundUsd(nano / 1e9) : nano)
   return { estimate: usd(result.estimate), ci95: [usd(result.interval[0]), usd(result.interval[1])], method: result.method }

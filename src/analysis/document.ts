@@ -243,8 +243,40 @@ function comparisonBlocks(report: AnalysisReport, comparison: Comparison, severa
       `${pair.treatment.solved ? 'yes' : 'no'} (${pair.treatment.solvedSeeds}/${pair.treatment.seeds})`,
     ]),
   })
+  blocks.push(...repositoryBlocks(report, comparison, several))
   if (options.runLinks !== undefined) blocks.push(...runBlocks(comparison, options.runLinks, several ? 3 : 2))
   return blocks
+}
+
+/** The comparison's endpoints per source repository (`byRepository`), when the tasks come from more than one. */
+function repositoryBlocks(report: AnalysisReport, comparison: Comparison, several: boolean): Block[] {
+  const breakdown = report.byRepository?.find((entry) => entry.treatment === comparison.treatment)
+  if (breakdown === undefined) return []
+  const { treatment, control } = comparison
+  return [
+    { kind: 'heading', level: several ? 3 : 2, text: 'By repository (exploratory)' },
+    {
+      kind: 'paragraph',
+      text:
+        `The same endpoints on each repository's tasks alone, unadjusted and never judged: the verdict rests on the pooled test above, ` +
+        `the pre-registered one over all ${comparison.tasks} tasks.`,
+    },
+    {
+      kind: 'table',
+      header: ['repository', 'tasks', 'V', 'p (one-sided)', 'floor of p', 'Hodges–Lehmann d', `${control} solved`, `${treatment} solved`, 'McNemar p'],
+      rows: breakdown.repositories.map((entry) => [
+        entry.repository,
+        String(entry.tasks),
+        formatNumber(entry.primary.statistic, 1),
+        formatP(entry.primary.p),
+        formatP(entry.primary.minimumP),
+        formatUsdChange(entry.hodgesLehmann.estimate),
+        String(entry.solved.control),
+        String(entry.solved.treatment),
+        formatP(entry.mcnemar.p),
+      ]),
+    },
+  ]
 }
 
 function secondaryBlocks(report: AnalysisReport): Block[] {

@@ -14,6 +14,7 @@ import type { ChangeLogEntry } from '../experiment/schema.ts'
 import { analysedArms, type AnalysisSettings, type Contamination, type EarlierSpecRuns, type PromptAllowanceRow, type Stage } from './settings.ts'
 import { checkRecords, summariseTaskArms } from './task-summary.ts'
 import { skillChecks, type SkillChecks } from './skill-checks.ts'
+import { repositoriesOf, repositoryBreakdown, taskRepositories, type RepositoryComparison } from './repository-breakdown.ts'
 import { provenance, type Provenance } from './provenance.ts'
 import { sequentialAnalysis, type SequentialAnalysis } from './sequential.ts'
 
@@ -72,6 +73,13 @@ export interface AnalysisReport {
   readonly power: { readonly sigma: number | null; readonly tasksNeeded: number | null; readonly minimumTasks: number; readonly tasksUsed: number } | null
   /** Each claim arm against the control, in `treatments` order (empty when incomplete). */
   readonly comparisons: readonly Comparison[]
+  /**
+   * Each comparison's primary and co-primary endpoints on each source
+   * repository's tasks alone (exploratory; the pooled test above stays the
+   * pre-registered one). Present only when the tasks come from more than one
+   * repository and the data are complete.
+   */
+  readonly byRepository?: readonly RepositoryComparison[]
   /** Skill experiments: the design's checks (negative control and sanity near zero, `full` against `target`); null otherwise or when incomplete. */
   readonly skillChecks: SkillChecks | null
   /** The pre-registration's change log, oldest first. */
@@ -128,6 +136,12 @@ export interface AnalysisReport {
    * fixed design.
    */
   readonly sequential: SequentialAnalysis | null
+}
+
+/** `byRepository` when the records' tasks come from more than one repository; nothing otherwise (a one-repository report is as before). */
+function breakdownByRepository(records: readonly RecordedRun[], comparisons: readonly Comparison[]): Pick<AnalysisReport, 'byRepository'> {
+  const repositoryOf = taskRepositories(records)
+  return repositoriesOf(repositoryOf).length > 1 ? { byRepository: comparisons.map((comparison) => repositoryBreakdown(comparison, repositoryOf)) } : {}
 }
 
 function checkSettings(settings: AnalysisSettings): void {
@@ -281,6 +295,7 @@ export function analyzeRuns(allRecords: readonly RecordedRun[], settings: Analys
     secondary,
     power: only === undefined ? null : { sigma: only.power.sigma, tasksNeeded: only.power.tasksNeeded, minimumTasks: only.power.minimumTasks, tasksUsed: only.power.tasksUsed },
     comparisons,
+    ...breakdownByRepository(records, comparisons),
     skillChecks: skillChecks(table, settings),
     integrity: integritySummary(records, arms),
     changeLog: preregistration.changeLog,

@@ -3,7 +3,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { harvest } from '../../src/curate/harvest/harvest.ts'
 import { buildRule } from '../../src/curate/harvest/rule.ts'
-import { readCandidatesFile, ruleFromRecord, type CandidatesFile } from '../../src/curate/harvest/candidates-file.ts'
+import { readCandidatesFile, ruleFromRecord, type SingleRepositoryFile } from '../../src/curate/harvest/candidates-file.ts'
 import { loadTask } from '../../src/tasks/load.ts'
 import { writeTaskFolder } from '../../src/curate/select/write-task.ts'
 import type { GitFixTask } from '../../src/tasks/task.ts'
@@ -15,7 +15,7 @@ import { buildRepo, type Step, vitestProject } from '../helpers/throwaway.ts'
 /** A throwaway repository harvested and turned into task folders, ready for workspaces and the oracle. */
 export interface HarvestedFixture {
   readonly repo: { dir: string; commits: string[] }
-  readonly candidates: CandidatesFile
+  readonly candidates: SingleRepositoryFile
   /** One loaded task per candidate, in the candidates file's order. */
   readonly tasks: GitFixTask[]
   /** Removes the repository, the task folders and the templates the tasks used. */
@@ -47,13 +47,14 @@ export async function harvestedTasks(
   const tasks: GitFixTask[] = []
   try {
     for (const [index, candidate] of candidates.candidates.entries()) {
-      const dependencies = candidate.dependencies ?? loaded.data.dependencies
+      const dependencies = candidate.dependencies ?? loaded.sources[0]!.dependencies
       const name = await writeTaskFolder({
         setDir: path.join(scratch, 'set'),
         index: index + 1,
         candidate,
         prompt: `${candidate.subject}\n`,
-        repo: loaded.repo,
+        repo: loaded.sources[0]!.repo,
+        repositoryName: loaded.sources[0]!.name,
         repository,
         rule: ruleFromRecord(candidates.rule),
         testCommand: candidates.test_command,

@@ -5,7 +5,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { rebuildForCheck, samplePaths, type SampleManifest } from '../../samples/build.ts'
-import { readCandidatesFile, ruleFromRecord, type CandidatesFile } from '../../src/curate/harvest/candidates-file.ts'
+import { readCandidatesFile, ruleFromRecord, type SingleRepositoryFile } from '../../src/curate/harvest/candidates-file.ts'
 import { harvest } from '../../src/curate/harvest/harvest.ts'
 import { select, type Selection } from '../../src/curate/select/select.ts'
 import { readerGit } from '../../src/workspace/repository.ts'
@@ -43,7 +43,7 @@ const EXPECTED_CANDIDATES: Record<string, string[]> = {
 }
 
 let scratch: string
-let harvested: CandidatesFile
+let harvested: SingleRepositoryFile
 let candidatesFile: string
 let rebuilt: Awaited<ReturnType<typeof rebuildForCheck>>
 
@@ -53,9 +53,9 @@ beforeAll(async () => {
   const demoCandidates = await readCandidatesFile(path.join(demo, 'candidates.json'))
   candidatesFile = path.join(scratch, 'candidates.json')
   harvested = await harvest({
-    repo: demoCandidates.repo,
-    rule: ruleFromRecord(demoCandidates.data.rule),
-    testCommand: demoCandidates.data.test_command,
+    repo: demoCandidates.sources[0]!.repo,
+    rule: ruleFromRecord(demoCandidates.sources[0]!.rule),
+    testCommand: demoCandidates.sources[0]!.test_command,
     out: candidatesFile,
     jobs: 2,
   })
@@ -102,8 +102,8 @@ describe('harvesting the sample', () => {
   })
 
   it('gives the committed tasks/demo/candidates.json, apart from where the logs went', async () => {
-    const committedFile = (await readCandidatesFile(path.join(demo, 'candidates.json'))).data
-    const withoutLogs = (file: CandidatesFile) => ({
+    const committedFile = (await readCandidatesFile(path.join(demo, 'candidates.json'))).data as SingleRepositoryFile
+    const withoutLogs = (file: SingleRepositoryFile) => ({
       ...file,
       repo: null,
       candidates: file.candidates.map(({ log: _log, ...candidate }) => candidate),
@@ -131,7 +131,8 @@ describe('selecting from the sample', () => {
         const written = await readFile(path.join(scratch, 'same-seed', task, file), 'utf8')
         const inDemo = await readFile(path.join(demo, task, file), 'utf8')
         // fix_date (the contamination flag's input) is written by select since the demo set was committed: additive, optional.
-        const metadata = (text: string) => ({ ...JSON.parse(text), repo: null, fix_date: null })
+        // repository (the portable name records use) is written by select since then too: additive, optional.
+        const metadata = (text: string) => ({ ...JSON.parse(text), repo: null, fix_date: null, repository: null })
         expect(file === 'metadata.json' ? metadata(written) : written).toEqual(file === 'metadata.json' ? metadata(inDemo) : inDemo)
         if (file === 'metadata.json') expect(JSON.parse(written).fix_date).toMatch(/^\d{4}-\d{2}-\d{2}T/)
       }

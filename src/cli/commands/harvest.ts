@@ -32,6 +32,8 @@ interface HarvestCliOptions {
   prepare: string
   prepareInput?: string[]
   mount: string
+  name?: string
+  append?: boolean
 }
 
 /** A relative, `/`-separated path inside the repository (no `..`), or the option's error. */
@@ -97,6 +99,8 @@ export function registerHarvest(program: Command): void {
       (value: string, previous: string[] | undefined) => [...(previous ?? []), repositoryPath('--prepare-input', value)],
     )
     .option('--mount <dir>', 'the folder --prepare makes, relative to the repository root', (value: string) => repositoryPath('--mount', value), 'node_modules')
+    .option('--name <name>', "the repository's name in the candidates file, tasks, records and the report (default: its folder's or bundle's name)")
+    .option('--append', 'add this repository to the candidates file --out already holds (a task set drawn from several repositories)')
     .action(async (options: HarvestCliOptions) => {
       const file = await harvest({
         repo: options.repo,
@@ -114,6 +118,8 @@ export function registerHarvest(program: Command): void {
         jobs: options.jobs,
         timeoutMs: options.timeout * 1000,
         ...(options.logs === undefined ? {} : { logDir: options.logs }),
+        ...(options.name === undefined ? {} : { name: options.name }),
+        append: options.append === true,
         progress: (line) => process.stderr.write(`${line}\n`),
       })
       for (const candidate of file.candidates) {

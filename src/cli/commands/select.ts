@@ -1,4 +1,5 @@
 import { InvalidArgumentError, Option, type Command } from 'commander'
+import { sourceOf } from '../../curate/harvest/candidates-file.ts'
 import { defaultJobs } from '../../curate/harvest/harvest.ts'
 import { EXCLUSION_REASONS } from '../../curate/select/exclusions.ts'
 import { planDraw, select } from '../../curate/select/select.ts'
@@ -24,6 +25,7 @@ interface SelectCliOptions {
   replace?: boolean
   plan?: boolean
   excludeTasksOf: string[]
+  stratify?: 'repository'
 }
 
 /** `task-outcome select`: the seeded draw of a task set from harvested candidates. */
@@ -55,6 +57,7 @@ export function registerSelect(program: Command): void {
       (value: string, previous: string[]) => [...previous, value],
       [] as string[],
     )
+    .addOption(new Option('--stratify <by>', 'repository: the repositories of a candidates file of several take turns in the seeded walk').choices(['repository']))
     .option('--replace', 'remove the task folders already in --out first (instead of refusing)')
     .option('--plan', 'only print the walk order with the exclusions and which candidates have prompts; run no tests, write nothing')
     .action(async (options: SelectCliOptions) => {
@@ -65,6 +68,7 @@ export function registerSelect(program: Command): void {
         ...(options.exclusions === undefined ? {} : { exclusions: options.exclusions }),
         ...(options.prompts === undefined ? {} : { prompts: options.prompts }),
         excludeTasksOf: options.excludeTasksOf,
+        ...(options.stratify === undefined ? {} : { stratify: options.stratify }),
       }
       if (options.plan === true) {
         const plan = await planDraw(common)
@@ -80,7 +84,8 @@ export function registerSelect(program: Command): void {
                 : plan.prompts.has(candidate.fix)
                   ? 'prompt ready'
                   : 'NO PROMPT'
-          process.stdout.write(`${String(index + 1).padStart(3)}. ${candidate.fix.slice(0, 12)}  ${state.padEnd(14)}  ${candidate.subject}\n`)
+          const repository = plan.loaded.sources.length > 1 ? `${sourceOf(plan.loaded, candidate).name}  ` : ''
+          process.stdout.write(`${String(index + 1).padStart(3)}. ${candidate.fix.slice(0, 12)}  ${state.padEnd(14)}  ${repository}${candidate.subject}\n`)
         })
         return
       }

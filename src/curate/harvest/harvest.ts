@@ -3,7 +3,18 @@ import os from 'node:os'
 import path from 'node:path'
 import { checkTestCommand } from '../../oracle/test-command.ts'
 import { harvestCommit, type CommitHarvest, type HarvestSetup } from './candidate.ts'
-import { formatCandidatesFile, relativePosix, ruleRecord, type CandidatesFile } from './candidates-file.ts'
+import {
+  appendRepository,
+  candidateSources,
+  formatCandidatesFile,
+  readCandidatesFile,
+  relativePosix,
+  ruleRecord,
+  type LoadedCandidates,
+  type SingleRepositoryFile,
+} from './candidates-file.ts'
+import { ProblemsError, SpecError } from '../../errors.ts'
+import { RepositoryNameSchema } from '../../tasks/repository-name.ts'
 import { mapPool } from '../pool.ts'
 import { withRepositoryScratch } from '../scratch.ts'
 import type { HarvestRule } from './rule.ts'
@@ -26,6 +37,10 @@ export interface HarvestOptions {
   readonly dependencies?: DependencyRecipe | 'auto'
   /** Where the candidates file goes. */
   readonly out: string
+  /** The repository's portable name in the candidates file, tasks and records (default: its folder's or bundle's name). */
+  readonly name?: string
+  /** Add this repository's candidates to the candidates file `out` already holds (of one repository or several) instead of writing a new one. */
+  readonly append?: boolean
   /** Where the per-candidate harvest logs go (default: beside `out`, `<name>.logs/`). */
   readonly logDir?: string
   /** Commits harvested at once (default: the number of CPUs, at most 4). */
@@ -78,6 +93,16 @@ export async function harvestDependencies(
   }
 }
 
+/** `--append` needs a candidates file to add to: a missing one is named as such, any other problem passes through. */
+function refuseAppend(out: string): (error: unknown) => LoadedCandidates {
+  return (error) => {
+    if (error instanceof ProblemsError && error.problems.some((problem) => problem.message.startsWith('no such file'))) {
+      throw new SpecError(`--append: ${out} does not exist yet: harvest the first repository without --append`)
+    }
+    throw error
+  }
+}
+
 /** The default number of commits harvested at once. */
 export function defaultJobs(): number {
   return Math.max(1, Math.min(4, os.availableParallelism()))
@@ -96,16 +121,21 @@ function short(subject: string): string {
  * Mines a repository's history for candidate tasks: one pass over the history
  * finds the commits the rule accepts, then each is harvested (before and after
  * the fix, in a bounded pool) and kept when it has a FAIL_TO_PASS test.
- * Writes the candidates file and one harvest log per commit; returns the file's
- * contents.
+ * Writes the candidates file (with `append`, the one `out` holds with this
+ * repository's entries added) and one harvest log per commit; returns this
+ * repository's harvest.
  */
-export async function harvest(options: HarvestOptions): Promise<CandidatesFile> {
+export async function harvest(options: HarvestOptions): Promise<SingleRepositoryFile> {
   checkTestCommand(options.testCommand, '--test-command')
   const progress = options.progress ?? (() => undefined)
   const repo = path.resolve(options.repo)
   const out = path.resolve(options.out)
   const logDir = path.resolve(options.logDir ?? defaultLogDir(out))
   const rev = options.rev ?? 'HEAD'
+  if (options.name !== undefined && !RepositoryNameSchema.safeParse(options.name).success) {
+    throw new SpecError(`--name: "${options.name}" is not a repository name: use letters, digits, ".", "_" and "-", starting with a letter or digit`)
+  }
+  const existing = options.append === true ? await readCandidatesFile(out).catch(refuseAppend(out)) : null
   return withRepositoryScratch(repo, 'harvest', async (repository, workDir) => {
     const scan = await scanHistory(repository.git, options.rule, rev)
     progress(
@@ -148,8 +178,9 @@ export async function harvest(options: HarvestOptions): Promise<CandidatesFile> 
       await writeFile(path.join(logDir, name), harvested.log)
       return relativePosix(path.dirname(out), path.join(logDir, name))
     }
-    const file: CandidatesFile = {
+    const file: SingleRepositoryFile = {
       format: 1,
+      ...(options.name === undefined ? {} : { repository: options.name }),
       repo: relativePosix(path.dirname(out), repo),
       rev,
       rule: ruleRecord(options.rule),
@@ -175,13 +206,18 @@ export async function harvest(options: HarvestOptions): Promise<CandidatesFile> 
         })
       } else file.dropped.push({ fix: commit.fix, date: commit.date, subject: commit.subject, reason: result.reason, log })
     }
-    // Logs of commits this harvest did not keep would describe another harvest.
+    const whole = existing === null ? file : appendRepository(existing.data, file, path.dirname(out))
+    // Logs of commits this harvest did not keep would describe another harvest (those of the repositories appended to stay).
+    const kept = new Set([...whole.candidates, ...whole.dropped].map((entry) => path.resolve(path.dirname(out), entry.log)))
     for (const name of await readdir(logDir)) {
-      if (name.endsWith('.log') && !written.has(name)) await rm(path.join(logDir, name), { force: true })
+      if (name.endsWith('.log') && !written.has(name) && !kept.has(path.join(logDir, name))) await rm(path.join(logDir, name), { force: true })
     }
     await mkdir(path.dirname(out), { recursive: true })
-    await writeFile(out, formatCandidatesFile(file))
-    progress(`${file.candidates.length} candidate(s), ${file.dropped.length} dropped, ${file.rejected.length} rejected → ${path.relative(process.cwd(), out) || out}`)
+    await writeFile(out, formatCandidatesFile(whole))
+    progress(
+      `${file.candidates.length} candidate(s), ${file.dropped.length} dropped, ${file.rejected.length} rejected → ${path.relative(process.cwd(), out) || out}` +
+        (existing === null ? '' : ` (appended: ${whole.candidates.length} candidate(s) of ${candidateSources(whole, path.dirname(out)).length} repositories)`),
+    )
     return file
   })
 }

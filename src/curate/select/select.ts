@@ -3,7 +3,8 @@ import path from 'node:path'
 import { ProblemsError, SpecError } from '../../errors.ts'
 import type { OpenRepository } from '../../workspace/repository.ts'
 import { harvestCommit, type CommitHarvest, type HarvestSetup } from '../harvest/candidate.ts'
-import { readCandidatesFile, relativePosix, ruleFromRecord, type Candidate, type LoadedCandidates } from '../harvest/candidates-file.ts'
+import { readCandidatesFile, relativePosix, ruleFromRecord, sourceOf, type Candidate, type CandidateSource, type LoadedCandidates } from '../harvest/candidates-file.ts'
+import type { HarvestRule } from '../harvest/rule.ts'
 import { defaultJobs, harvestOracle, harvestDependencies } from '../harvest/harvest.ts'
 import { mapPool } from '../pool.ts'
 import { withRepositoryScratch } from '../scratch.ts'
@@ -11,7 +12,7 @@ import { commitRoles } from '../harvest/scan.ts'
 import { listTaskDirs } from '../../tasks/load.ts'
 import { EXCLUSION_REASONS, readExclusions, type Exclusion } from './exclusions.ts'
 import { checkPrompts, readPrompts, type Prompt } from './prompts.ts'
-import { DEFAULT_SELECTION_SEED, walkOrder } from './shuffle.ts'
+import { DEFAULT_SELECTION_SEED, stratifiedWalkOrder, walkOrder } from './shuffle.ts'
 import { readUsedTasks, type UsedTask, type UsedTaskSet } from './used-tasks.ts'
 import { writeTaskFolder } from './write-task.ts'
 import { sha256 } from '../../shared/sha256.ts'
@@ -39,6 +40,8 @@ export interface SelectOptions {
    * the confirmatory run's tasks, drawn by the same rule and seed, that none of them used.
    */
   readonly excludeTasksOf?: readonly string[]
+  /** `repository`: the repositories of a candidates file of several take turns in the walk (`stratifiedWalkOrder`); absent: one seeded walk over all candidates. */
+  readonly stratify?: 'repository'
   /** Remove task folders already in `out` instead of refusing. */
   readonly replace?: boolean
   readonly progress?: (line: string) => void
@@ -49,6 +52,8 @@ export interface SelectOptions {
 export interface WalkEntry {
   readonly fix: string
   readonly subject: string
+  /** The candidate's repository (candidates files of several repositories only). */
+  readonly repository?: string
   /**
    * excluded: in exclusions.json; used: an earlier task set (`--exclude-tasks-of`) holds it; flaky: the second
    * harvest disagreed; selected: became a task; not reached: the draw was full before it.
@@ -63,6 +68,8 @@ export interface WalkEntry {
 export interface Selection {
   readonly seed: number
   readonly count: number
+  /** How the walk was stratified (absent: one walk over all candidates). */
+  readonly stratify?: 'repository'
   /** The candidates file, relative to the set folder, and its SHA-256. */
   readonly candidates: string
   readonly candidatesSha256: string
@@ -101,7 +108,7 @@ export interface DrawPlan {
  * gold file, and computes the seeded walk order. Cheap: `select --plan` prints
  * it so prompts can be written for the candidates the walk will reach.
  */
-export async function planDraw(options: Pick<SelectOptions, 'candidates' | 'out' | 'seed' | 'exclusions' | 'prompts' | 'excludeTasksOf'>): Promise<DrawPlan> {
+export async function planDraw(options: Pick<SelectOptions, 'candidates' | 'out' | 'seed' | 'exclusions' | 'prompts' | 'excludeTasksOf' | 'stratify'>): Promise<DrawPlan> {
   const loaded = await readCandidatesFile(options.candidates)
   const fixes = loaded.data.candidates.map((candidate) => candidate.fix)
   const seed = options.seed ?? DEFAULT_SELECTION_SEED
@@ -116,7 +123,9 @@ export async function planDraw(options: Pick<SelectOptions, 'candidates' | 'out'
   const goldFiles = new Map(loaded.data.candidates.map((candidate) => [candidate.fix, candidate.gold_files]))
   checkPrompts(prompts.values(), (fix) => goldFiles.get(fix) ?? [])
   const { used, sets: usedSets } = await readUsedTasks(options.excludeTasksOf ?? [])
-  return { loaded, seed, exclusionsFile, exclusions, prompts, used, usedSets, order: walkOrder(loaded.data.candidates, seed) }
+  const order =
+    options.stratify === 'repository' ? stratifiedWalkOrder(loaded.data.candidates, seed, (candidate) => sourceOf(loaded, candidate).name) : walkOrder(loaded.data.candidates, seed)
+  return { loaded, seed, exclusionsFile, exclusions, prompts, used, usedSets, order }
 }
 
 /** Why a second harvest disagrees with the first, or null when it gives the same oracle. */
@@ -156,31 +165,20 @@ export async function select(options: SelectOptions): Promise<Selection> {
     )
   }
   const { loaded, order, exclusions, used } = plan
-  const rule = ruleFromRecord(loaded.data.rule)
   const usedHere = order.filter((candidate) => used.has(candidate.fix)).length
+  const several = loaded.sources.length > 1
   progress(
-    `walk order (seed ${plan.seed}): ${order.length} candidate(s), ${exclusions.size} excluded` +
+    `walk order (seed ${plan.seed}${options.stratify === 'repository' ? ', stratified by repository' : ''}): ${order.length} candidate(s)` +
+      (several ? ` of ${loaded.sources.length} repositories (${loaded.sources.map((source) => source.name).join(', ')})` : '') +
+      `, ${exclusions.size} excluded` +
       (plan.usedSets.length === 0 ? '' : `, ${usedHere} used by ${plan.usedSets.map((set) => set.dir).join(', ')}`) +
       `; keeping ${count}`,
   )
 
-  return withRepositoryScratch(loaded.repo, 'select', async (repository, workDir) => {
-    const setup: HarvestSetup = {
-      repo: loaded.repo,
-      repository,
-      rule,
-      testCommand: loaded.data.test_command,
-      timeoutMs: options.timeoutMs ?? 300_000,
-      workDir,
-      oracle: await harvestOracle(workDir),
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
-      ...(loaded.data.dependencies !== undefined
-        ? { dependencies: await harvestDependencies(loaded.data.dependencies, workDir) }
-        : loaded.data.candidates.some((candidate) => candidate.dependencies !== undefined)
-          ? { dependencies: await harvestDependencies('auto', workDir) }
-          : {}),
-    }
-    const walk = await walkCandidates(order, exclusions, used, count, options.jobs ?? defaultJobs(), setup, repository, progress)
+  return withSources(loaded, options, async (contexts) => {
+    const contextOf = (candidate: Candidate) => contexts.get(sourceOf(loaded, candidate).name)!
+    const walked = await walkCandidates(order, exclusions, used, count, options.jobs ?? defaultJobs(), contextOf, progress)
+    const walk = several ? walked.map((entry, i) => ({ ...entry, repository: sourceOf(loaded, order[i]!).name })) : walked
     const selected = walk.filter((entry) => entry.status === 'selected')
     if (selected.length < count) progress(`only ${selected.length} of the ${count} requested candidate(s) remain after exclusions and the flaky check`)
 
@@ -202,17 +200,21 @@ export async function select(options: SelectOptions): Promise<Selection> {
         finalWalk.push(entry)
         continue
       }
+      const candidate = byFix.get(entry.fix)!
+      const { source, repository, rule } = contextOf(candidate)
+      const dependencies = candidate.dependencies ?? source.dependencies
       const name = await writeTaskFolder({
         setDir: out,
         index: tasks.length + 1,
-        candidate: byFix.get(entry.fix)!,
+        candidate,
         prompt: plan.prompts.get(entry.fix)!.text,
         allow: plan.prompts.get(entry.fix)!.allow,
-        repo: loaded.repo,
+        repo: source.repo,
+        repositoryName: source.name,
         repository,
         rule,
-        testCommand: loaded.data.test_command,
-        ...((byFix.get(entry.fix)!.dependencies ?? loaded.data.dependencies) === undefined ? {} : { dependencies: byFix.get(entry.fix)!.dependencies ?? loaded.data.dependencies }),
+        testCommand: source.test_command,
+        ...(dependencies === undefined ? {} : { dependencies }),
       })
       tasks.push(name)
       finalWalk.push({ ...entry, task: name })
@@ -220,6 +222,7 @@ export async function select(options: SelectOptions): Promise<Selection> {
     const selection: Selection = {
       seed: plan.seed,
       count,
+      ...(options.stratify === undefined ? {} : { stratify: options.stratify }),
       candidates: relativePosix(out, loaded.file),
       candidatesSha256: sha256(await readFile(loaded.file)),
       exclusions: plan.exclusionsFile === null ? null : relativePosix(out, path.resolve(plan.exclusionsFile)),
@@ -230,6 +233,45 @@ export async function select(options: SelectOptions): Promise<Selection> {
     await writeFile(path.join(out, 'selection.json'), `${JSON.stringify(selection, null, 2)}\n`)
     progress(`${tasks.length} task folder(s) written to ${options.out}`)
     return selection
+  })
+}
+
+/** What the walk needs of a candidate's repository: it opened, its rule, and the setup its candidates are harvested again with. */
+interface SourceContext {
+  readonly source: CandidateSource
+  readonly repository: OpenRepository
+  readonly rule: HarvestRule
+  readonly setup: HarvestSetup
+}
+
+/** Opens every repository of the candidates file (each with its scratch folder, all removed whatever happens) and runs `work` with them by name. */
+async function withSources<T>(
+  loaded: LoadedCandidates,
+  options: Pick<SelectOptions, 'timeoutMs' | 'signal'>,
+  work: (contexts: ReadonlyMap<string, SourceContext>) => Promise<T>,
+  contexts = new Map<string, SourceContext>(),
+): Promise<T> {
+  const source = loaded.sources[contexts.size]
+  if (source === undefined) return work(contexts)
+  return withRepositoryScratch(source.repo, 'select', async (repository, workDir) => {
+    const rule = ruleFromRecord(source.rule)
+    const candidates = loaded.data.candidates.filter((candidate) => sourceOf(loaded, candidate) === source)
+    const setup: HarvestSetup = {
+      repo: source.repo,
+      repository,
+      rule,
+      testCommand: source.test_command,
+      timeoutMs: options.timeoutMs ?? 300_000,
+      workDir,
+      oracle: await harvestOracle(workDir),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+      ...(source.dependencies !== undefined
+        ? { dependencies: await harvestDependencies(source.dependencies, workDir) }
+        : candidates.some((candidate) => candidate.dependencies !== undefined)
+          ? { dependencies: await harvestDependencies('auto', workDir) }
+          : {}),
+    }
+    return withSources(loaded, options, work, new Map([...contexts, [source.name, { source, repository, rule, setup }]]))
   })
 }
 
@@ -244,8 +286,7 @@ async function walkCandidates(
   used: ReadonlyMap<string, UsedTask>,
   count: number,
   jobs: number,
-  setup: HarvestSetup,
-  repository: OpenRepository,
+  contextOf: (candidate: Candidate) => SourceContext,
   progress: (line: string) => void,
 ): Promise<WalkEntry[]> {
   const walk: WalkEntry[] = []
@@ -260,6 +301,7 @@ async function walkCandidates(
     while (end < order.length && window.filter((c) => !skipped(c)).length < jobs) window.push(order[end++]!)
     const toHarvest = window.filter((candidate) => !skipped(candidate))
     const seconds = await mapPool(toHarvest, jobs, async (candidate) => {
+      const { repository, setup } = contextOf(candidate)
       const roles = await commitRoles(repository.git, candidate.base, candidate.fix, setup.rule)
       return harvestCommit(setup, { fix: candidate.fix, base: candidate.base, date: candidate.date, subject: candidate.subject, roles })
     })

@@ -23,6 +23,8 @@ export interface TaskFolderInput {
   readonly allow?: readonly PromptAllowance[]
   /** Absolute path of the repository (folder or bundle). */
   readonly repo: string
+  /** The repository's portable name (into `metadata.json`'s `repository`). */
+  readonly repositoryName: string
   readonly repository: OpenRepository
   readonly rule: HarvestRule
   readonly testCommand: string
@@ -78,6 +80,7 @@ export async function writeTaskFolder(input: TaskFolderInput): Promise<string> {
     slug,
     kind: 'git-fix',
     repo: relativePosix(dir, input.repo),
+    repository: input.repositoryName,
     base: candidate.base,
     fix: candidate.fix,
     gold_files: candidate.gold_files,

@@ -4,7 +4,7 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { harvest } from '../../../src/curate/harvest/harvest.ts'
 import { buildRule } from '../../../src/curate/harvest/rule.ts'
-import type { CandidatesFile } from '../../../src/curate/harvest/candidates-file.ts'
+import type { SingleRepositoryFile } from '../../../src/curate/harvest/candidates-file.ts'
 import { buildRepo, NODE_TEST_COMMAND } from '../../helpers/throwaway.ts'
 
 // A throwaway repository tested by the real `node --test`: one fix the rule takes, and one commit for each way
@@ -17,7 +17,7 @@ const negTest = `test('multiplies negatives', () => assert.equal(mul(-2, 3), -6)
 
 let repo: { dir: string; commits: string[] }
 let out: string
-let file: CandidatesFile
+let file: SingleRepositoryFile
 const progress: string[] = []
 
 beforeAll(async () => {

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { ProblemsError, SpecError } from '../../../src/errors.ts'
 import { harvest } from '../../../src/curate/harvest/harvest.ts'
 import { buildRule } from '../../../src/curate/harvest/rule.ts'
-import type { CandidatesFile } from '../../../src/curate/harvest/candidates-file.ts'
+import type { SingleRepositoryFile } from '../../../src/curate/harvest/candidates-file.ts'
 import { loadTaskSet } from '../../../src/tasks/load.ts'
 import { select } from '../../../src/curate/select/select.ts'
 import { removeTemplate } from '../../../src/workspace/template.ts'
@@ -21,7 +21,7 @@ const HEAD = "import { test } from 'node:test'\nimport assert from 'node:assert/
 let scratch: string
 let repo: { dir: string; commits: string[] }
 let candidatesFile: string
-let candidates: CandidatesFile
+let candidates: SingleRepositoryFile
 let stable: string
 let flaky: string
 let phase: string
