@@ -137,6 +137,12 @@ describe('the second channel', () => {
       'tests/test_a.py::test_failed': 'failed',
     })
     expect(readSecondChannel('pytest', { stdout: 'PASSED tests/test_a.py::test_ok\n', stderr: '' }, '/copy').size).toBe(0)
+    // A passed test's node id is never cut at " - " (only a failure's message follows one).
+    const dashed = 'short test summary info\nPASSED tests/test_a.py::test_range[a - b]\nFAILED tests/test_a.py::test_range[c] - assert a - b'
+    expect(Object.fromEntries(readSecondChannel('pytest', { stdout: dashed, stderr: '' }, '/copy'))).toEqual({
+      'tests/test_a.py::test_range[a - b]': 'passed',
+      'tests/test_a.py::test_range[c]': 'failed',
+    })
   })
 
   it('a test streamed twice keeps the worse status, whichever came first', () => {
@@ -156,6 +162,7 @@ describe('the second channel', () => {
     ] as const)
     expect(compareChannels(report({ a: 'passed', b: 'failed' }), stream, ['a', 'b', 'gone'], 1)).toEqual([])
     expect(compareChannels(report({ a: 'passed', c: 'passed' }), stream, ['a', 'c'], 1)).toEqual(['"c" is passed in the report but absent in the runner\'s own stream'])
+    expect(compareChannels(report({ c: 'passed' }), stream, ['a'], 1)).toEqual(['"a" is absent in the report but passed in the runner\'s own stream'])
     expect(compareChannels(report({ a: 'skipped' }), stream, ['a'], 0)).toEqual(['"a" is skipped in the report but passed in the runner\'s own stream'])
     expect(compareChannels(report({ a: 'passed', s: 'skipped' }), stream, ['a'], 0)).toEqual([])
   })

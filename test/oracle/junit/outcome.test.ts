@@ -33,12 +33,13 @@ describe('evaluateListed', () => {
 
 describe('classifyFix', () => {
   it('splits the tests after the fix by their status before it, each list sorted', () => {
-    const before = run({ 'p-b': 'passed', 'p-a': 'passed', 'f-b': 'failed', 's-a': 'skipped', 'n-a': 'passed' })
+    const before = run({ 'p-b': 'passed', 'p-a': 'passed', 'f-b': 'failed', 's-b': 'skipped', 's-a': 'skipped', 'n-a': 'passed' })
     const after = run({
       'p-b': 'passed',
       'f-new': 'passed',
       'f-b': 'passed',
       'p-a': 'passed',
+      's-b': 'passed',
       's-a': 'passed',
       'n-b': 'skipped',
       'n-a': 'failed',
@@ -48,7 +49,7 @@ describe('classifyFix', () => {
       passToPass: ['p-a', 'p-b'],
       notPassingAfter: ['n-a', 'n-b'],
       absentBefore: ['f-new'],
-      skippedBefore: ['s-a'],
+      skippedBefore: ['s-a', 's-b'],
     })
   })
 

@@ -67,6 +67,16 @@ describe('ids and statuses of a generic report', () => {
     })
   })
 
+  it('a case straight under the root keeps its file; a case without a name is its classname; a jest case keeps a classname that differs from its name', () => {
+    expect(parsed('<testsuites name="x"><testcase classname="c" name="n" file="f.js"/><testsuite name="s"><testcase classname="d"/></testsuite></testsuites>').tests).toEqual({
+      'f.js::c::n': 'passed',
+      d: 'passed',
+    })
+    expect(parsed('<testsuites name="jest tests"><testsuite name="s"><testcase classname="c" name="n"/></testsuite></testsuites>').tests).toEqual({ 'c::n': 'passed' })
+    // node --test: an unnamed top suite adds no level either.
+    expect(parsed('<testsuites><testsuite><testcase classname="test" name="t"/></testsuite></testsuites>').tests).toEqual({ t: 'passed' })
+  })
+
   it('a failure attribute fails a case (node --test writes one); <skipped> skips it', () => {
     expect(
       parsed(
@@ -97,12 +107,14 @@ describe('the parts of an id', () => {
     expect(normalizeIdPart('/tmp/run+1/test/a.js failed at /tmp/run+1:3', '/tmp/run+1')).toBe('test/a.js failed at :3')
     expect(normalizeIdPart('/tmp/runX1/test/a.js', '/tmp/run.1')).toBe('/tmp/runX1/test/a.js')
     expect(normalizeIdPart('/abs/x.js', '')).toBe('/abs/x.js')
+    expect(normalizeIdPart(`${process.cwd()}/x.js`, '')).toBe(`${process.cwd()}/x.js`)
   })
 
   it("turns pytest's classname back into a node id by the longest matching test file, ignoring files that are not Python", () => {
     expect(pytestNodeId('tests.test_a.TestX', 'test_y', ['tests/test_a.pyc', 'tests.py', 'tests/test_a.py'])).toBe('tests/test_a.py::TestX::test_y')
     expect(pytestNodeId('tests.test_a.TestX', 'test_y', ['tests/test_a.py', 'tests.py'])).toBe('tests/test_a.py::TestX::test_y')
     expect(pytestNodeId('tests.test_a', 'test_y', ['tests/test_a.txt'])).toBe('tests.test_a::test_y')
+    expect(pytestNodeId('tests.test_a', 'test_y', ['tests/test_a.js'])).toBe('tests.test_a::test_y')
     expect(pytestNodeId('tests.test_ab', 'test_y', ['tests/test_a.py'])).toBe('tests.test_ab::test_y')
   })
 })
