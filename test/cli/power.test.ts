@@ -8,14 +8,14 @@ import { cheaperRecords, cli, outputFolder } from './analyze-fixture.ts'
 import { experimentRecords } from '../analysis/records.ts'
 
 /** A project root holding the pilot's task set (selection.json as select writes it) and its output folder, spec.json naming the experiment file. */
-async function pilotProject(records: Parameters<typeof outputFolder>[0]): Promise<string> {
+async function pilotProject(records: Parameters<typeof outputFolder>[0], walk: readonly { status: string }[] = []): Promise<string> {
   const root = await mkdtemp(path.join(os.tmpdir(), 'task-outcome-power-'))
   const out = path.join(root, 'pilot-results')
   await cp(await outputFolder(records), out, { recursive: true })
   const spec = JSON.parse(await readFile(path.join(out, 'spec.json'), 'utf8'))
   await writeFile(path.join(out, 'spec.json'), JSON.stringify({ ...spec, source: { file: 'tasks/pilot/experiment.ts', exportName: 'default' } }))
   await mkdir(path.join(root, 'tasks', 'pilot'), { recursive: true })
-  await writeFile(path.join(root, 'tasks', 'pilot', 'selection.json'), JSON.stringify({ seed: 20261014, count: 12, candidates: 'candidates.json', walk: [], tasks: [] }))
+  await writeFile(path.join(root, 'tasks', 'pilot', 'selection.json'), JSON.stringify({ seed: 20261014, count: 12, candidates: 'candidates.json', walk, tasks: [] }))
   return out
 }
 
@@ -68,6 +68,29 @@ describe('task-outcome power', () => {
       `confirmatory run: 5 new task(s) (raised from ${numbers.formulaTasks} to the exact test's floor: below 5 task(s) the one-sided exact Wilcoxon test cannot reach p < 0.05)`,
     )
     expect(result.stdout).toContain('--seed 20261014 --count 5 --exclude-tasks-of tasks/pilot')
+  })
+})
+
+describe('task-outcome power: the candidates left for the confirmatory draw', () => {
+  const walk = (selected: number, unreached: number) => [
+    ...Array.from({ length: selected }, () => ({ status: 'selected' })),
+    { status: 'excluded' },
+    ...Array.from({ length: unreached }, () => ({ status: 'not reached' })),
+  ]
+
+  test("says when fewer candidates than it recommends are left unreached by the pilot's walk", async () => {
+    const out = await pilotProject(cheaperRecords().records, walk(12, 3))
+    const result = await powerIn(path.dirname(out), [path.basename(out)])
+    expect(result.exitCode, result.all).toBe(0)
+    expect(result.stdout).toContain("only 3 candidate(s) the pilot's walk did not reach remain, fewer than the 5 it needs: harvest more first")
+  })
+
+  test('says nothing of it when enough are left', async () => {
+    const out = await pilotProject(cheaperRecords().records, walk(12, 5))
+    const result = await powerIn(path.dirname(out), [path.basename(out)])
+    expect(result.exitCode, result.all).toBe(0)
+    expect(result.stdout).toContain('confirmatory run: 5 new task(s)')
+    expect(result.stdout).not.toContain('did not reach remain')
   })
 })
 

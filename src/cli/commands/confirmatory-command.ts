@@ -13,6 +13,11 @@ export interface ConfirmatoryCommand {
   readonly command: string
   /** Why parts of the command are placeholders, when they are. */
   readonly note: string | null
+  /**
+   * How many candidates the pilot's walk never reached (selection.json's `not reached`): at most that many are
+   * left for the confirmatory draw (its own exclusions and the flaky check may take more). Null when unknown.
+   */
+  readonly unreached: number | null
 }
 
 /**
@@ -29,6 +34,7 @@ export function confirmatorySelectCommand(outDir: string, count: number): Confir
     return {
       command: `npx task-outcome select --candidates <the pilot's candidates.json> --out <a new task set> --count ${count} --exclude-tasks-of <the pilot's task set>`,
       note: "spec.json does not name the experiment file, so the pilot's task set is not known: fill in the placeholders.",
+      unreached: null,
     }
   }
   const setDir = path.resolve(path.dirname(path.resolve(recorded.source.file)), tasks?.dir ?? '.')
@@ -38,13 +44,15 @@ export function confirmatorySelectCommand(outDir: string, count: number): Confir
     return {
       command: `npx task-outcome select --candidates <candidates.json> --out ${typed(confirmatory)} --count ${count} --exclude-tasks-of ${typed(setDir)}`,
       note: `${typed(setDir)} has no selection.json (its tasks were not drawn by select): name the candidates file harvest wrote.`,
+      unreached: null,
     }
   }
-  const selection = JSON.parse(readFileSync(selectionFile, 'utf8')) as { seed: number; candidates: string }
+  const selection = JSON.parse(readFileSync(selectionFile, 'utf8')) as { seed: number; candidates: string; walk?: { status: string }[] }
   return {
     command:
       `npx task-outcome select --candidates ${typed(path.resolve(setDir, selection.candidates))} --out ${typed(confirmatory)} ` +
       `--seed ${selection.seed} --count ${count} --exclude-tasks-of ${typed(setDir)}`,
     note: null,
+    unreached: Array.isArray(selection.walk) ? selection.walk.filter((entry) => entry.status === 'not reached').length : null,
   }
 }

@@ -85,6 +85,12 @@ export function registerPower(program: Command): void {
           '  draw them by the same rule and seed from candidates the pilot did not use:',
           `  ${draw.command}`,
           ...(draw.note === null ? [] : [`  (${draw.note})`]),
+          ...(draw.unreached !== null && draw.unreached < count
+            ? [
+                `  only ${draw.unreached} candidate(s) the pilot's walk did not reach remain, fewer than the ${count} it needs: ` +
+                  'harvest more first (an earlier --since, another repository) into the candidates file, then draw',
+              ]
+            : []),
           '',
         ].join('\n'),
       )

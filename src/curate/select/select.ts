@@ -174,6 +174,19 @@ export async function select(options: SelectOptions): Promise<Selection> {
       (plan.usedSets.length === 0 ? '' : `, ${usedHere} used by ${plan.usedSets.map((set) => set.dir).join(', ')}`) +
       `; keeping ${count}`,
   )
+  // The walk harvests the first `count` candidates it may use before any other, so a prompt missing for one of
+  // them is known now: say so before running any test (one missing further on is found after the walk).
+  const reachedFirst = order.filter((candidate) => !exclusions.has(candidate.fix) && !used.has(candidate.fix)).slice(0, count)
+  const unprompted = reachedFirst.filter((candidate) => !plan.prompts.has(candidate.fix))
+  if (unprompted.length > 0) {
+    throw new ProblemsError(
+      `${unprompted.length} of the ${reachedFirst.length} candidate(s) the walk reaches first have no prompt; write them (symptom only) and run select again (no test was run):`,
+      unprompted.map((candidate) => ({
+        file: path.join(options.prompts ?? path.join(options.out, 'prompts'), `${candidate.fix.slice(0, 12)}.md`),
+        message: `missing: "${candidate.subject}"`,
+      })),
+    )
+  }
 
   return withSources(loaded, options, async (contexts) => {
     const contextOf = (candidate: Candidate) => contexts.get(sourceOf(loaded, candidate).name)!

@@ -140,14 +140,21 @@ describe('select', () => {
     )
   })
 
-  it('refuses, before writing anything, when a selected candidate has no prompt', async () => {
+  it('refuses, before writing anything or running any test, when a candidate the walk reaches first has no prompt', async () => {
     const out = path.join(scratch, 'no-prompts')
     const error = await select({ candidates: candidatesFile, out, prompts: path.join(scratch, 'empty-prompts'), count: 1 }).catch((e: unknown) => e)
     expect((error as ProblemsError).problems).toEqual([{ file: path.join(scratch, 'empty-prompts'), message: 'no such folder: write one <commit>.md per candidate there' }])
     await mkdir(path.join(scratch, 'empty-prompts'))
-    const missing = await select({ candidates: candidatesFile, out, prompts: path.join(scratch, 'empty-prompts'), count: 1 }).catch((e: unknown) => e)
+    const progress: string[] = []
+    const missing = await select({ candidates: candidatesFile, out, prompts: path.join(scratch, 'empty-prompts'), count: 1, progress: (line) => progress.push(line) }).catch(
+      (e: unknown) => e,
+    )
     expect(missing).toBeInstanceOf(ProblemsError)
+    expect((missing as ProblemsError).message).toMatch(/1 of the 1 candidate\(s\) the walk reaches first have no prompt; .*\(no test was run\)/)
     expect((missing as ProblemsError).message).toMatch(new RegExp(`empty-prompts/${stable.slice(0, 12)}\\.md: missing: "fix: upper leaves text as it was"`))
+    // Only the walk order was said: no candidate was harvested again before the refusal.
+    expect(progress).toHaveLength(1)
+    expect(progress[0]).toMatch(/^walk order \(seed /)
     await expect(readdir(out)).rejects.toThrow()
   })
 
