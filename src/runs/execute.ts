@@ -5,7 +5,7 @@ import type { LimitName } from '../sandbox/index.ts'
 import { HarnessFailure, ProblemsError, SpecError, type Problem } from '../errors.ts'
 import type { LoadedExperiment } from '../experiment/load.ts'
 import { judge, touchesGoldFile, type OracleJudgement, type OracleOptions, type OracleStage } from '../oracle/index.ts'
-import { scanForDisarming } from '../oracle/disarming.ts'
+import { scanForDisarming } from '../oracle/disarming/index.ts'
 import { createWorkspace } from '../workspace/index.ts'
 import { applyArmSetup } from '../workspace/setup.ts'
 import { cachedSkillLibrary, installSkills, resolveArmSkills, skillsDirFor } from '../workspace/skills.ts'
@@ -199,7 +199,12 @@ async function judgeRun(context: RunContext, scope: RunScope, artifactsDir: stri
   let measured: Pick<TrialResult, 'judgement' | 'changedFiles' | 'integrityFlags' | 'harnessError'>
   try {
     const changedFiles = await scope.workspace.changedFiles()
-    const integrityFlags = await scanForDisarming(scope.workspace.dir, changedFiles)
+    const integrityFlags = await scanForDisarming(scope.workspace.dir, changedFiles, {
+      toolchain: scope.toolchain,
+      sandboxed: scope.sandbox !== undefined,
+      timeoutMs: experiment.spec.oracleTimeoutSeconds * 1000,
+      ...(context.signal === undefined ? {} : { signal: context.signal }),
+    })
     await writeFile(path.join(artifactsDir, ARTIFACT_FILES.diff), await scope.workspace.diff())
     await scope.guard.beforeOracle()
     const judgement = await judge(task, scope.workspace, oracleOptions(scope.scratch))
