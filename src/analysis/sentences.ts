@@ -30,14 +30,17 @@ export function verdictSentence(comparison: Comparison): string {
   const { treatment, control, decision } = comparison
   if (decision.supported || decision.criteria === null) return `Supported: "${claim(treatment, control)}".`
   const { wilcoxon, interval, solved } = decision.criteria
-  const [lower] = comparison.effect.ci95
+  const [lower, upper] = comparison.effect.ci95
   const fewer = `${treatment} solves ${solved.treatment} tasks against ${solved.control} for ${control}, beyond the margin of ${solved.margin}`
+  const floor = floorSentence(comparison, wilcoxon.alpha)
   let detail: string
   if (lower > 0) detail = `It is a loss: ${treatment} costs more per task (the whole interval is above zero).`
+  // The interval says the cost fell, and only the exact test's floor at this n kept p above α: say that, not "no reduction".
+  else if (upper < 0 && !wilcoxon.met && floor !== null)
+    detail = `The cost fell (the whole interval is below zero), but with n = ${comparison.primary.n} task(s) the exact test cannot reach p < ${wilcoxon.alpha}.`
   else if (!wilcoxon.met || !interval.met) detail = 'No cost reduction shown.'
   else detail = `Cost is lower, but ${fewer}.`
   if (!solved.met && (lower > 0 || !wilcoxon.met || !interval.met)) detail += ` And ${fewer}.`
-  const floor = floorSentence(comparison, wilcoxon.alpha)
   if (floor !== null) detail += ` ${floor}`
   return `Not supported: "${claim(treatment, control)}". ${detail}`
 }

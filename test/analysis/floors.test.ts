@@ -16,6 +16,16 @@ describe("the exact test's floor", () => {
     expect(renderMarkdown(reportDocument(report))).toContain(sentence)
   })
 
+  test('an interval wholly below zero held back only by the floor: the verdict says the cost fell and the exact test cannot reach α, never "no cost reduction shown"', () => {
+    const { records, expected } = recordsFromTable([1, 2, 3, 4].map((cost) => ({ control: cost, treatment: cost / 2 })))
+    const report = analyzeRuns(records, settings(), expected)
+    expect(report.effect!.ci95[1]).toBeLessThan(0)
+    const sentence = 'The cost fell (the whole interval is below zero), but with n = 4 task(s) the exact test cannot reach p < 0.05.'
+    expect(verdictBlock(report)).toContain(sentence)
+    expect(renderMarkdown(reportDocument(report))).toContain(sentence)
+    expect(verdictBlock(report)).not.toContain('No cost reduction shown')
+  })
+
   test('5 tasks all halved reach p = 0.03125 < 0.05: no floor sentence', () => {
     const { records, expected } = recordsFromTable([1, 2, 3, 4, 5].map((cost) => ({ control: cost, treatment: cost / 2 })))
     const report = analyzeRuns(records, settings(), expected)
