@@ -1,4 +1,6 @@
-import { readFile, writeFile } from 'node:fs/promises'
+import { constants } from 'node:fs'
+import { lstat, open } from 'node:fs/promises'
+import path from 'node:path'
 import { HookChannel, type HookStarts } from '../hook-channel.ts'
 
 /**
@@ -7,7 +9,39 @@ import { HookChannel, type HookStarts } from '../hook-channel.ts'
  * workspace and the run's HOME gets the channel's prefix for the session, and
  * each file is put back as it was when the session ends (unless the session
  * changed it again: then its change stands, as every change of its does).
+ * A settings file is only read and written where it is a plain file in a
+ * plain folder: the arm's setup can leave a link there, which the harness
+ * never follows (it would write the wrapped settings wherever it points).
  */
+
+/** The file's bytes when it is a regular file with one link, in a folder that is no link; else null. Never follows a link. */
+async function readPlainFile(file: string): Promise<Buffer | null> {
+  const folder = await lstat(path.dirname(file)).catch(() => null)
+  if (folder === null || !folder.isDirectory()) return null
+  const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch(() => null)
+  if (handle === null) return null
+  try {
+    const stat = await handle.stat()
+    return stat.isFile() && stat.nlink === 1 ? await handle.readFile() : null
+  } finally {
+    await handle.close()
+  }
+}
+
+/** Writes a file `readPlainFile` read, through no link. */
+async function writePlainFile(file: string, content: string | Buffer): Promise<void> {
+  const folder = await lstat(path.dirname(file))
+  if (!folder.isDirectory()) return
+  const handle = await open(file, constants.O_WRONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
+  try {
+    const stat = await handle.stat()
+    if (!stat.isFile() || stat.nlink !== 1) return
+    await handle.truncate(0)
+    await handle.write(typeof content === 'string' ? Buffer.from(content) : content, 0, undefined, 0)
+  } finally {
+    await handle.close()
+  }
+}
 
 /** One settings file rewritten for the session. */
 interface Rewritten {
@@ -51,7 +85,7 @@ function commandHooks(settings: Json): { event: string; hook: Json }[] {
 export async function wrapClaudeHooks(files: readonly string[]): Promise<WrappedHooks | null> {
   const parsed: { file: string; original: Buffer; settings: Json; hooks: { event: string; hook: Json }[] }[] = []
   for (const file of files) {
-    const original = await readFile(file).catch(() => null)
+    const original = await readPlainFile(file)
     if (original === null) continue
     let settings: unknown
     try {
@@ -74,7 +108,7 @@ export async function wrapClaudeHooks(files: readonly string[]): Promise<Wrapped
       events.push(event)
     }
     const written = `${JSON.stringify(entry.settings, null, 2)}\n`
-    await writeFile(entry.file, written)
+    await writePlainFile(entry.file, written)
     rewritten.push({ file: entry.file, original: entry.original, written })
   }
   return {
@@ -85,8 +119,8 @@ export async function wrapClaudeHooks(files: readonly string[]): Promise<Wrapped
     },
     async restore() {
       for (const { file, original, written } of rewritten) {
-        const now = await readFile(file, 'utf8').catch(() => null)
-        if (now === written) await writeFile(file, original)
+        const now = await readPlainFile(file)
+        if (now?.toString('utf8') === written) await writePlainFile(file, original)
       }
     },
   }

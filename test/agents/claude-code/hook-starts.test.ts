@@ -1,4 +1,5 @@
-import { readFile } from 'node:fs/promises'
+import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises'
+import os from 'node:os'
 import path from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { hostileProject, tagged } from '../../sandbox/hostile-agent.ts'
@@ -97,5 +98,22 @@ describe("the harness counts the starts of the add-on's hooks where the session 
     expect(record.manipulation?.hooksReported).toEqual({ SessionStart: 1 })
     expect(record.manipulation?.hookStarts).toEqual({ SessionStart: 1, PostToolUse: 0, PreToolUse: 2 })
     expect(flags).toEqual([expect.stringContaining('PreToolUse: the CLI printed 0, the harness counted 2')])
+  })
+
+  test("settings left as links by the arm's setup are never followed: the file they point to is not written", async () => {
+    const victim = path.join(await mkdtemp(path.join(os.tmpdir(), 'hook-link-victim-')), 'settings.json')
+    await writeFile(victim, JSON.stringify({ hooks: { UserPromptSubmit: [hook('true')] } }))
+    const link = `ln -s ${victim}`
+    const linked = await hostileProject('', {
+      agent: CLAUDE,
+      setupCommands: [`mkdir -p .claude "$HOME/.claude" && ${link} .claude/settings.json && ${link} .claude/settings.local.json && ${link} "$HOME/.claude/settings.json"`],
+    })
+    const before = await stat(victim)
+    const { record } = await linked.run()
+    expect(record.outcome).toBe('solved')
+    expect(record.manipulation).toBeNull()
+    const after = await stat(victim)
+    expect(after.ctimeMs).toBe(before.ctimeMs)
+    expect(await readFile(victim, 'utf8')).toBe(JSON.stringify({ hooks: { UserPromptSubmit: [hook('true')] } }))
   })
 })
