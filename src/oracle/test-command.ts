@@ -143,12 +143,23 @@ export async function runTestCommand(options: TestCommandOptions): Promise<TestC
   }
   // HOME on the copy's tmpfs where it has one (the disk limit), bound at `home`; otherwise the folder itself.
   const limitedHome = overlay?.home
+  // The report there too, bound at `junitFile`: the test process can write into it, never past the limit.
+  const limitedReport = limitedHome === undefined ? undefined : besideHome(limitedHome, 'junit.xml')
+  // Like HOME's folder, it exists on the host too (hidden under the tmpfs), where the sandbox's binds check it.
+  if (limitedReport !== undefined) await Promise.all([writeFile(limitedReport.inside, ''), writeFile(limitedReport.onHost, '')])
   const sandbox =
     options.sandbox === undefined
       ? UNSANDBOXED_HOST
       : isolatedSandbox({
-          writable: [...(overlay === undefined ? [options.cwd] : []), options.junitFile, ...(limitedHome === undefined ? [options.home] : [])],
-          ...(limitedHome === undefined ? {} : { writableMounts: [{ source: limitedHome.inside, target: options.home, onHost: limitedHome.onHost }] }),
+          writable: [...(overlay === undefined ? [options.cwd] : []), ...(limitedHome === undefined ? [options.junitFile, options.home] : [])],
+          ...(limitedHome === undefined || limitedReport === undefined
+            ? {}
+            : {
+                writableMounts: [
+                  { source: limitedHome.inside, target: options.home, onHost: limitedHome.onHost },
+                  { source: limitedReport.inside, target: options.junitFile, onHost: limitedReport.onHost },
+                ],
+              }),
           readOnly: [
             ...options.sandbox.readOnly,
             ...(options.preload === undefined ? [] : [path.dirname(options.preload)]),
@@ -179,7 +190,7 @@ export async function runTestCommand(options: TestCommandOptions): Promise<TestC
     durationMs,
   }
   const ended = timedOut ? `timed out after ${options.timeoutMs} ms` : `exited ${result.exitCode ?? `on signal ${result.signal}`}`
-  const xml = await readFile(options.junitFile, 'utf8').catch(() => '')
+  const xml = await readFile(limitedReport?.onHost ?? options.junitFile, 'utf8').catch(() => '')
   if (xml.trim() === '') return { ...base, results: null, noResults: `the test command ${ended} without writing a JUnit report` }
   try {
     const results = parseJUnit(xml, { cwd: options.cwd, testFiles: options.testFiles })
@@ -190,4 +201,9 @@ export async function runTestCommand(options: TestCommandOptions): Promise<TestC
   } catch (error) {
     return { ...base, results: null, noResults: `the test command ${ended} and its JUnit report cannot be read: ${(error as Error).message}` }
   }
+}
+
+/** A file beside HOME on the copy's tmpfs, as the sandbox's binds name it (`inside`) and as the harness reaches it. */
+function besideHome(home: { readonly inside: string; readonly onHost: string }, name: string): { readonly inside: string; readonly onHost: string } {
+  return { inside: path.join(path.dirname(home.inside), name), onHost: path.join(path.dirname(home.onHost), name) }
 }

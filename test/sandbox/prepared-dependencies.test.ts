@@ -48,6 +48,22 @@ try { for (let i = 0; i < 1024; i++) writeSync(fd, chunk) } catch {}
 closeSync(fd)
 `
 
+/**
+ * Code under test that writes 1 GB into the oracle's JUnit report: the test file runs in a child of `node --test`,
+ * whose own command line names the report (`--test-reporter-destination=`), so the path is one read of /proc away.
+ */
+const FILLS_REPORT = `${FIXED}import { closeSync, openSync, readFileSync, writeSync } from 'node:fs'
+const flag = '--test-reporter-destination='
+const args = readFileSync(\`/proc/\${process.ppid}/cmdline\`, 'utf8').split('\\0')
+const report = args.findLast((a) => a.startsWith(flag))?.slice(flag.length)
+if (report !== undefined) {
+  const fd = openSync(report, 'a')
+  const chunk = Buffer.alloc(1024 * 1024, 120)
+  try { for (let i = 0; i < 1024; i++) writeSync(fd, chunk) } catch {}
+  closeSync(fd)
+}
+`
+
 const LOW = { processes: 256, memoryMb: 1024, diskMb: 64 }
 
 let fixture: HarvestedFixture
@@ -71,7 +87,11 @@ beforeAll(async () => {
     { testCommand: NODE_TEST_COMMAND, source: ['src/**/*.js'], tests: ['test/**/*.test.js'], dependencies: RECIPE },
   )
   const setDir = path.dirname(fixture.tasks[0]!.dir)
-  for (const [name, body] of Object.entries({ 'attack.sh': ATTACK, 'fill.sh': `cat > src/double.js <<'EOF'\n${FILLS_HOME}EOF` })) {
+  for (const [name, body] of Object.entries({
+    'attack.sh': ATTACK,
+    'fill.sh': `cat > src/double.js <<'EOF'\n${FILLS_HOME}EOF`,
+    'fill-report.sh': `cat > src/double.js <<'EOF'\n${FILLS_REPORT}EOF`,
+  })) {
     await writeFile(path.join(setDir, name), `#!/usr/bin/env bash\n${body}\n${RESULT_LINE}\n`)
     await chmod(path.join(setDir, name), 0o755)
   }
@@ -83,7 +103,11 @@ beforeAll(async () => {
         name: 'deps-walls',
         stage: 'example',
         agent: { kind: 'command', bin: './attack.sh', options: { allowZeroCost: true } },
-        arms: { attack: {}, fill: { agent: { kind: 'command', bin: './fill.sh', options: { allowZeroCost: true } } } },
+        arms: {
+          attack: {},
+          fill: { agent: { kind: 'command', bin: './fill.sh', options: { allowZeroCost: true } } },
+          'fill-report': { agent: { kind: 'command', bin: './fill-report.sh', options: { allowZeroCost: true } } },
+        },
         control: 'attack',
         budgetUsd: 0.5,
         timeoutSeconds: 60,
@@ -102,7 +126,7 @@ afterAll(async () => {
   await rm(workspaceRoot, { recursive: true, force: true })
 })
 
-async function run(arm: 'attack' | 'fill') {
+async function run(arm: 'attack' | 'fill' | 'fill-report') {
   const agent = createAgent(armAgentSpec(experiment, arm), { experimentDir: experiment.dir, root: experiment.root })
   const record = await executeRun({ experiment, task: fixture.tasks[0]!, arm, seed: 1, order: 0, specSha256: 'e'.repeat(64), agent, agentVersion: 'test', workspaceRoot })
   const transcript = await readFile(path.join(experiment.outDir, artifactsPath({ task: fixture.tasks[0]!.id, arm, seed: 1 }), 'transcript.jsonl'), 'utf8')
@@ -127,6 +151,14 @@ describe("the oracle's HOME", () => {
     // The fix itself is right: only the limit makes the run unsolved.
     expect(result.record).toMatchObject({ outcome: 'unsolved', solved: false, changedFiles: ['src/double.js'], limit: 'disk' })
     // Other jobs share this disk: a gigabyte written there, even for a moment, would show; the run's own 64 MB never do.
+    expect(before - lowest).toBeLessThan(256 * 1024 * 1024)
+  }, 180_000)
+})
+
+describe("the oracle's JUnit report", () => {
+  test("shares the run's disk limit: code under test writing 1 GB into the report ends the run unsolved, the machine's disk unchanged", async () => {
+    const { result, before, lowest } = await lowestFree(workspaceRoot, () => run('fill-report'))
+    expect(result.record).toMatchObject({ outcome: 'unsolved', solved: false, changedFiles: ['src/double.js'], limit: 'disk' })
     expect(before - lowest).toBeLessThan(256 * 1024 * 1024)
   }, 180_000)
 })
