@@ -79,7 +79,9 @@ describe('a Vitest repository whose test.projects do not extend the root config,
   it("records expect.extend from source unsolved with oracle-disarmed by the harness's lock in the project; gold solved, noop not", async () => {
     const extend = await record('extend')
     expect(extend).toMatchObject({ outcome: 'unsolved', solved: false, changedFiles: ['src/slug.js'] })
+    // The parser's flag first (src/oracle/disarming/), then the oracle's, which alone made the run unsolved.
     expect(extend.integrityFlags).toEqual([
+      expect.stringMatching(/^extends expect: /),
       expect.stringMatching(/^oracle-disarmed: code in the test process tried to change a frozen assertion export \(Cannot assign to read only property 'toMatchObject'/),
     ])
     expect(await record('gold')).toMatchObject({ outcome: 'solved', integrityFlags: [] })
@@ -89,7 +91,9 @@ describe('a Vitest repository whose test.projects do not extend the root config,
   it("records chai.use overwriting a matcher on chai's Assertion unsolved with oracle-disarmed by the same lock", async () => {
     const chai = await record('chai')
     expect(chai).toMatchObject({ outcome: 'unsolved', solved: false })
+    // The parser's flag first (src/oracle/disarming/), then the oracle's, which alone made the run unsolved.
     expect(chai.integrityFlags).toEqual([
+      expect.stringMatching(/^extends expect: /),
       expect.stringMatching(
         /^oracle-disarmed: code in the test process tried to change a frozen assertion export \(Cannot assign to read only property 'toMatchObject' of object '#<_Assertion>'/,
       ),
@@ -99,7 +103,9 @@ describe('a Vitest repository whose test.projects do not extend the root config,
   it('records expect.addEqualityTesters([() => true]) from source unsolved with oracle-disarmed: a must-fail canary of the matcher the tests use passed', async () => {
     const testers = await record('testers')
     expect(testers).toMatchObject({ outcome: 'unsolved', solved: false })
+    // The parser's flag first (src/oracle/disarming/), then the oracle's, which alone made the run unsolved.
     expect(testers.integrityFlags).toEqual([
+      expect.stringMatching(/^extends expect: /),
       expect.stringMatching(
         /^oracle-disarmed: a canary that must fail passed: test\/slug\.test\.js: "[^"]+" \((toMatchObject|toEqual|toStrictEqual|toContainEqual|toHaveProperty)\)/,
       ),

@@ -30,6 +30,9 @@ const NODE_AGENTS: Record<string, string> = {
 const armOf = (name: string) => name.replace(/[^a-z]+/gi, '-').toLowerCase()
 const agentFile = (name: string) => `${armOf(name)}.sh`
 
+/** The oracle's own flags (what decides), without the parser's advice (src/oracle/disarming/, tested there). */
+const oracleFlags = (flags: readonly string[]) => flags.filter((flag) => flag.startsWith('oracle-disarmed'))
+
 let fixture: HarvestedFixture
 let experiment: LoadedExperiment
 let workspaceRoot: string
@@ -106,12 +109,12 @@ describe("an oracle the agent's code disarmed, through the real path", () => {
       // Reflect.set on the frozen export returns false without throwing, and in the sandbox the report is a bind mount
       // the forger cannot rename over (EBUSY): both attempts change nothing, and the real tests judge them unsolved.
       if (name === 'Reflect.set' || name === 'the report forgery by rename')
-        expect(run, name).toMatchObject({ integrityFlags: [], oracle: { failToPass: { passed: 0, total: 1 } } })
+        expect({ ...run, integrityFlags: oracleFlags(run.integrityFlags) }, name).toMatchObject({ integrityFlags: [], oracle: { failToPass: { passed: 0, total: 1 } } })
       else if (name === 'special-casing')
-        expect(run.integrityFlags, name).toEqual([
+        expect(oracleFlags(run.integrityFlags), name).toEqual([
           expect.stringMatching(/^oracle-disarmed: a canary that must fail passed: test\/calc\.test\.js: ".+" \(decoy of a real assertion\)/),
         ])
-      else expect(run.integrityFlags, name).toEqual([expect.stringMatching(/^oracle-disarmed: code in the test process tried to change a frozen assertion export/)])
+      else expect(oracleFlags(run.integrityFlags), name).toEqual([expect.stringMatching(/^oracle-disarmed: code in the test process tried to change a frozen assertion export/)])
     }
   }, 300_000)
 })
@@ -189,7 +192,11 @@ describe('a Vitest oracle the agent tried to disarm, through the real path', () 
     for (const arm of ['setup', 'plugin']) {
       const run = await recordVitest(arm)
       // Never taken: the tests ran as the fix has them, nothing tripped a canary or a lock.
-      expect(run, arm).toMatchObject({ outcome: 'unsolved', oracle: { failToPass: { passed: 0, total: 1 } }, integrityFlags: [] })
+      expect({ ...run, integrityFlags: oracleFlags(run.integrityFlags) }, arm).toMatchObject({
+        outcome: 'unsolved',
+        oracle: { failToPass: { passed: 0, total: 1 } },
+        integrityFlags: [],
+      })
       expect(run.changedFiles, arm).toContain('vite.config.cjs')
     }
     expect(await recordVitest('gold')).toMatchObject({ outcome: 'solved', integrityFlags: [] })
