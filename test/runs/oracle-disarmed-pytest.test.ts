@@ -1,12 +1,10 @@
-import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createAgent } from '../../src/agents/index.ts'
-import { resolveExperiment, type LoadedExperiment } from '../../src/experiment/load.ts'
-import { executeRun } from '../../src/runs/execute.ts'
 import { findPytestPython, pytestCommand } from '../helpers/throwaway.ts'
 import { harvestedTasks, type HarvestedFixture } from '../oracle/git-fix-task.ts'
+import { hostileArms, type HostileArms, writeStep } from './hostile-arms.ts'
 
 // A pytest git-fix task through the real path (executeRun: overlay workspace, bubblewrap sandbox, agent, the oracle's
 // -p guard plugin, canaries, decoys and second channel, record). Each hostile `command` agent fixes nothing and
@@ -85,7 +83,7 @@ describe.skipIf(python === null)(
   `a pytest oracle the agent's code tried to disarm, fool or forge, through the real path${python === null ? ' — SKIPPED: no python3 with pytest (apt-get install python3-pytest)' : ''}`,
   () => {
     let fixture: HarvestedFixture
-    let experiment: LoadedExperiment
+    let record: HostileArms['record']
     let workspaceRoot: string
 
     beforeAll(async () => {
@@ -96,41 +94,15 @@ describe.skipIf(python === null)(
         ],
         { testCommand: pytestCommand(python!), source: ['pkg/**/*.py'], tests: ['tests/**/test_*.py'] },
       )
-      const setDir = path.dirname(fixture.tasks[0]!.dir)
-      for (const [name, source] of Object.entries(HOSTILE)) {
-        await writeFile(path.join(setDir, `${name}.sh`), `#!/usr/bin/env bash\ncat > pkg/geometry.py <<'EOF'\n${source}EOF\necho '{"status":"completed","costUsd":0.01}'\n`)
-        await chmod(path.join(setDir, `${name}.sh`), 0o755)
-      }
       workspaceRoot = await mkdtemp(path.join(os.tmpdir(), 'disarmed-pytest-workspaces-'))
-      experiment = resolveExperiment(
-        {
-          default: {
-            name: 'disarmed-pytest',
-            stage: 'example',
-            agent: { kind: 'command', bin: './reports.sh', options: { allowZeroCost: true } },
-            arms: { reports: {}, special: {}, junit: {}, gold: { agent: { kind: 'gold' } }, noop: { agent: { kind: 'noop' } } },
-            control: 'noop',
-            budgetUsd: 0.5,
-            timeoutSeconds: 60,
-            oracleTimeoutSeconds: 60,
-            retries: { attempts: 1, backoffSeconds: 0 },
-            output: path.join(path.dirname(setDir), 'out'),
-          },
-        },
-        { file: path.join(setDir, 'experiment.ts'), root: path.dirname(setDir) },
-      )
+      const scripts = Object.fromEntries(Object.entries(HOSTILE).map(([arm, source]) => [arm, writeStep('pkg/geometry.py', source)]))
+      ;({ record } = await hostileArms(fixture, { name: 'disarmed-pytest', scripts, workspaceRoot }))
     }, 120_000)
 
     afterAll(async () => {
       await fixture?.cleanup()
       if (workspaceRoot !== undefined) await rm(workspaceRoot, { recursive: true, force: true })
     })
-
-    async function record(arm: string) {
-      const spec = arm === 'gold' || arm === 'noop' ? { kind: arm, args: [], options: {} } : { ...experiment.spec.agent, bin: `./${arm}.sh` }
-      const agent = createAgent(spec as typeof experiment.spec.agent, { experimentDir: experiment.dir, root: experiment.root })
-      return executeRun({ experiment, task: fixture.tasks[0]!, arm, seed: 1, order: 0, specSha256: 'f'.repeat(64), agent, agentVersion: 'test', workspaceRoot })
-    }
 
     const disarmed = (flags: readonly string[]) => flags.filter((flag) => flag.startsWith('oracle-disarmed: '))
 

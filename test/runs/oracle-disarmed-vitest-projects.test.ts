@@ -1,11 +1,9 @@
-import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createAgent } from '../../src/agents/index.ts'
-import { resolveExperiment, type LoadedExperiment } from '../../src/experiment/load.ts'
-import { executeRun } from '../../src/runs/execute.ts'
 import { harvestedVitestTasks, type HarvestedFixture } from '../oracle/git-fix-task.ts'
+import { hostileArms, type HostileArms, writeStep } from './hostile-arms.ts'
 
 // A Vitest repository whose own ESM vitest.config.js declares its tests as inline test.projects without
 // `extends: true`: such a project inherits nothing of the root config, so the harness gives each one its setup file
@@ -28,7 +26,7 @@ const HOSTILE: Record<string, string> = {
 
 describe('a Vitest repository whose test.projects do not extend the root config, through the real path', () => {
   let fixture: HarvestedFixture
-  let experiment: LoadedExperiment
+  let record: HostileArms['record']
   let workspaceRoot: string
 
   beforeAll(async () => {
@@ -36,41 +34,15 @@ describe('a Vitest repository whose test.projects do not extend the root config,
       { 'vitest.config.js': CONFIG, 'src/slug.js': slug(BUGGY), 'test/slug.test.js': slugTests('') },
       { subject: 'fix: punctuation left in slugs', files: { 'src/slug.js': slug(FIXED), 'test/slug.test.js': slugTests(", ['Hello, World!', 'hello-world']") } },
     )
-    const setDir = path.dirname(fixture.tasks[0]!.dir)
-    for (const [name, line] of Object.entries(HOSTILE)) {
-      await writeFile(path.join(setDir, `${name}.sh`), `#!/usr/bin/env bash\ncat > src/slug.js <<'EOF'\n${slug(BUGGY)}${line}EOF\necho '{"status":"completed","costUsd":0.01}'\n`)
-      await chmod(path.join(setDir, `${name}.sh`), 0o755)
-    }
     workspaceRoot = await mkdtemp(path.join(os.tmpdir(), 'disarmed-projects-workspaces-'))
-    experiment = resolveExperiment(
-      {
-        default: {
-          name: 'disarmed-vitest-projects',
-          stage: 'example',
-          agent: { kind: 'command', bin: './extend.sh', options: { allowZeroCost: true } },
-          arms: { extend: {}, chai: {}, testers: {}, gold: { agent: { kind: 'gold' } }, noop: { agent: { kind: 'noop' } } },
-          control: 'noop',
-          budgetUsd: 0.5,
-          timeoutSeconds: 60,
-          oracleTimeoutSeconds: 90,
-          retries: { attempts: 1, backoffSeconds: 0 },
-          output: path.join(path.dirname(setDir), 'out'),
-        },
-      },
-      { file: path.join(setDir, 'experiment.ts'), root: path.dirname(setDir) },
-    )
+    const scripts = Object.fromEntries(Object.entries(HOSTILE).map(([arm, line]) => [arm, writeStep('src/slug.js', `${slug(BUGGY)}${line}`)]))
+    ;({ record } = await hostileArms(fixture, { name: 'disarmed-vitest-projects', scripts, workspaceRoot, oracleTimeoutSeconds: 90 }))
   }, 300_000)
 
   afterAll(async () => {
     await fixture?.cleanup()
     if (workspaceRoot !== undefined) await rm(workspaceRoot, { recursive: true, force: true })
   })
-
-  async function record(arm: string) {
-    const spec = arm === 'gold' || arm === 'noop' ? { kind: arm, args: [], options: {} } : { ...experiment.spec.agent, bin: `./${arm}.sh` }
-    const agent = createAgent(spec as typeof experiment.spec.agent, { experimentDir: experiment.dir, root: experiment.root })
-    return executeRun({ experiment, task: fixture.tasks[0]!, arm, seed: 1, order: 0, specSha256: 'a'.repeat(64), agent, agentVersion: 'test', workspaceRoot })
-  }
 
   it("harvests the project's tests (the harness config kept the task's projects)", () => {
     expect(fixture.tasks[0]!.metadata.FAIL_TO_PASS).toEqual(['test/slug.test.js::slugify > turns Hello, World! into hello-world'])

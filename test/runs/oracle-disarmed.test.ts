@@ -1,13 +1,11 @@
-import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createAgent } from '../../src/agents/index.ts'
-import { resolveExperiment, type LoadedExperiment } from '../../src/experiment/load.ts'
-import { executeRun } from '../../src/runs/execute.ts'
 import { NODE_TEST_COMMAND } from '../helpers/throwaway.ts'
 import { harvestedTasks, harvestedVitestTasks, type HarvestedFixture } from '../oracle/git-fix-task.ts'
 import { DISARMS, FORGER, SPECIAL_CASE } from '../oracle/node-hostile-sources.ts'
+import { hostileArms, type HostileArms, writeStep } from './hostile-arms.ts'
 
 // Through the real path (executeRun: overlay workspace, bubblewrap sandbox, agent, oracle, record): a hostile
 // `command` agent that fixes nothing and disarms node:assert from the source file the tests import is recorded
@@ -28,13 +26,12 @@ const NODE_AGENTS: Record<string, string> = {
   'special-casing': `${SPECIAL_CASE}\n`,
 }
 const armOf = (name: string) => name.replace(/[^a-z]+/gi, '-').toLowerCase()
-const agentFile = (name: string) => `${armOf(name)}.sh`
 
 /** The oracle's own flags (what decides), without the parser's advice (src/oracle/disarming/, tested there). */
 const oracleFlags = (flags: readonly string[]) => flags.filter((flag) => flag.startsWith('oracle-disarmed'))
 
 let fixture: HarvestedFixture
-let experiment: LoadedExperiment
+let record: HostileArms['record']
 let workspaceRoot: string
 
 beforeAll(async () => {
@@ -45,50 +42,16 @@ beforeAll(async () => {
     ],
     { testCommand: NODE_TEST_COMMAND, source: ['src/**/*.js'], tests: ['test/**/*.test.js'] },
   )
-  const setDir = path.dirname(fixture.tasks[0]!.dir)
-  await writeFile(path.join(setDir, 'hostile.sh'), `#!/usr/bin/env bash\ncat > src/calc.js <<'EOF'\n${DISARMED}EOF\necho '{"status":"completed","costUsd":0.01}'\n`)
-  await chmod(path.join(setDir, 'hostile.sh'), 0o755)
-  for (const [name, source] of Object.entries(NODE_AGENTS)) {
-    await writeFile(path.join(setDir, agentFile(name)), `#!/usr/bin/env bash\ncat > src/calc.js <<'EOF'\n${source}EOF\necho '{"status":"completed","costUsd":0.01}'\n`)
-    await chmod(path.join(setDir, agentFile(name)), 0o755)
-  }
-  const root = path.dirname(setDir)
   workspaceRoot = await mkdtemp(path.join(os.tmpdir(), 'disarmed-workspaces-'))
-  experiment = resolveExperiment(
-    {
-      default: {
-        name: 'disarmed',
-        stage: 'example',
-        agent: { kind: 'command', bin: './hostile.sh', options: { allowZeroCost: true } },
-        arms: {
-          hostile: {},
-          ...Object.fromEntries(Object.keys(NODE_AGENTS).map((name) => [armOf(name), {}])),
-          gold: { agent: { kind: 'gold' } },
-          noop: { agent: { kind: 'noop' } },
-        },
-        control: 'noop',
-        budgetUsd: 0.5,
-        timeoutSeconds: 60,
-        oracleTimeoutSeconds: 60,
-        retries: { attempts: 1, backoffSeconds: 0 },
-        output: path.join(root, 'out'),
-      },
-    },
-    { file: path.join(setDir, 'experiment.ts'), root },
-  )
+  const sources = { hostile: DISARMED, ...Object.fromEntries(Object.entries(NODE_AGENTS).map(([name, source]) => [armOf(name), source])) }
+  const scripts = Object.fromEntries(Object.entries(sources).map(([arm, source]) => [arm, writeStep('src/calc.js', source)]))
+  ;({ record } = await hostileArms(fixture, { name: 'disarmed', scripts, workspaceRoot }))
 })
 
 afterAll(async () => {
   await fixture.cleanup()
   await rm(workspaceRoot, { recursive: true, force: true })
 })
-
-async function record(arm: string) {
-  const spec =
-    arm === 'gold' || arm === 'noop' ? { kind: arm, args: [], options: {} } : arm === 'hostile' ? experiment.spec.agent : { ...experiment.spec.agent, bin: `./${arm}.sh` }
-  const agent = createAgent(spec as typeof experiment.spec.agent, { experimentDir: experiment.dir, root: experiment.root })
-  return executeRun({ experiment, task: fixture.tasks[0]!, arm, seed: 1, order: 0, specSha256: 'd'.repeat(64), agent, agentVersion: 'test', workspaceRoot })
-}
 
 describe("an oracle the agent's code disarmed, through the real path", () => {
   it('records the hostile run unsolved with oracle-disarmed, gold solved and noop unsolved without it', async () => {
@@ -139,47 +102,27 @@ const VITEST_AGENTS: Record<string, Record<string, string>> = {
 
 describe('a Vitest oracle the agent tried to disarm, through the real path', () => {
   let vitest: HarvestedFixture
-  let vitestExperiment: LoadedExperiment
+  let recordVitest: HostileArms['record']
 
   beforeAll(async () => {
     vitest = await harvestedVitestTasks(
       { 'src/slug.js': slug(BUGGY), 'test/slug.test.js': slugTests('') },
       { subject: 'fix: punctuation left in slugs', files: { 'src/slug.js': slug(FIXED), 'test/slug.test.js': slugTests(", ['Hello, World!', 'hello-world']") } },
     )
-    const setDir = path.dirname(vitest.tasks[0]!.dir)
-    for (const [name, files] of Object.entries(VITEST_AGENTS)) {
-      const writes = Object.entries(files).map(([file, content]) => `mkdir -p "$(dirname ${file})"\ncat > ${file} <<'EOF'\n${content}EOF\n`)
-      await writeFile(path.join(setDir, `${name}.sh`), `#!/usr/bin/env bash\n${writes.join('')}echo '{"status":"completed","costUsd":0.01}'\n`)
-      await chmod(path.join(setDir, `${name}.sh`), 0o755)
-    }
-    vitestExperiment = resolveExperiment(
-      {
-        default: {
-          name: 'disarmed-vitest',
-          stage: 'example',
-          agent: { kind: 'command', bin: './extend.sh', options: { allowZeroCost: true } },
-          arms: { extend: {}, setup: {}, plugin: {}, gold: { agent: { kind: 'gold' } }, noop: { agent: { kind: 'noop' } } },
-          control: 'noop',
-          budgetUsd: 0.5,
-          timeoutSeconds: 60,
-          oracleTimeoutSeconds: 90,
-          retries: { attempts: 1, backoffSeconds: 0 },
-          output: path.join(path.dirname(setDir), 'out'),
-        },
-      },
-      { file: path.join(setDir, 'experiment.ts'), root: path.dirname(setDir) },
+    const scripts = Object.fromEntries(
+      Object.entries(VITEST_AGENTS).map(([arm, files]) => [
+        arm,
+        Object.entries(files)
+          .map(([file, content]) => writeStep(file, content))
+          .join(''),
+      ]),
     )
+    ;({ record: recordVitest } = await hostileArms(vitest, { name: 'disarmed-vitest', scripts, workspaceRoot, oracleTimeoutSeconds: 90 }))
   }, 300_000)
 
   afterAll(async () => {
     await vitest?.cleanup()
   })
-
-  async function recordVitest(arm: string) {
-    const spec = arm === 'gold' || arm === 'noop' ? { kind: arm, args: [], options: {} } : { ...vitestExperiment.spec.agent, bin: `./${arm}.sh` }
-    const agent = createAgent(spec as typeof vitestExperiment.spec.agent, { experimentDir: vitestExperiment.dir, root: vitestExperiment.root })
-    return executeRun({ experiment: vitestExperiment, task: vitest.tasks[0]!, arm, seed: 1, order: 0, specSha256: 'e'.repeat(64), agent, agentVersion: 'test', workspaceRoot })
-  }
 
   it('records expect.extend from source unsolved with oracle-disarmed, an own vite.config.cjs (setupFiles, plugin) unsolved as never taken; gold solved, noop not', async () => {
     const extend = await recordVitest('extend')
