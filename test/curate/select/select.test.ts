@@ -7,7 +7,7 @@ import { harvest } from '../../../src/curate/harvest/harvest.ts'
 import { buildRule } from '../../../src/curate/harvest/rule.ts'
 import type { SingleRepositoryFile } from '../../../src/curate/harvest/candidates-file.ts'
 import { loadTaskSet } from '../../../src/tasks/load.ts'
-import { select } from '../../../src/curate/select/select.ts'
+import { planDraw, select } from '../../../src/curate/select/select.ts'
 import { removeTemplate } from '../../../src/workspace/template.ts'
 import { buildRepo, NODE_TEST_COMMAND } from '../../helpers/throwaway.ts'
 
@@ -151,7 +151,9 @@ describe('select', () => {
     )
     expect(missing).toBeInstanceOf(ProblemsError)
     expect((missing as ProblemsError).message).toMatch(/1 of the 1 candidate\(s\) the walk reaches first have no prompt; .*\(no test was run\)/)
-    expect((missing as ProblemsError).message).toMatch(new RegExp(`empty-prompts/${stable.slice(0, 12)}\\.md: missing: "fix: upper leaves text as it was"`))
+    // The walk's order follows the commit ids, which differ from one generated repository to the next.
+    const [first] = (await planDraw({ candidates: candidatesFile, out })).order
+    expect((missing as ProblemsError).message).toMatch(new RegExp(`empty-prompts/${first!.fix.slice(0, 12)}\\.md: missing: "${first!.subject}"`))
     // Only the walk order was said: no candidate was harvested again before the refusal.
     expect(progress).toHaveLength(1)
     expect(progress[0]).toMatch(/^walk order \(seed /)
@@ -179,6 +181,8 @@ describe('select', () => {
     await mkdir(prompts)
     const frontMatter = '---\nallow:\n  upper: users call the capitals function "upper"; the symptom is its name\n---\n'
     await writeFile(path.join(prompts, `${stable.slice(0, 10)}.md`), `${frontMatter}Calling upper gives the text back unchanged.\n`)
+    // Walked first or not (the order follows the commit ids), the flaky fix needs its prompt too; its second harvest rejects it.
+    await writeFile(path.join(prompts, `${flaky.slice(0, 8)}.md`), 'Turning text into small letters gives it back unchanged.\n')
     const out = path.join(scratch, 'allowed')
     const selection = await select({ candidates: candidatesFile, out, prompts, count: 1, jobs: 1 })
     const dir = path.join(out, selection.tasks[0]!)
