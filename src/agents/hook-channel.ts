@@ -1,9 +1,8 @@
-import { execFile } from 'node:child_process'
 import { closeSync, constants, openSync, readSync } from 'node:fs'
 import { chmod, mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import { promisify } from 'node:util'
+import { runProcess, UNSANDBOXED_HOST } from '../sandbox/index.ts'
 
 /**
  * The harness's own count of hook starts (the manipulation check from the
@@ -56,7 +55,11 @@ export class HookChannel {
   static async open(known: number): Promise<HookChannel> {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'task-outcome-hooks-'))
     await chmod(dir, 0o755)
-    await promisify(execFile)('mkfifo', ['-m', '666', path.join(dir, 'hook-starts')])
+    const made = await runProcess(
+      { file: 'mkfifo', args: ['-m', '666', path.join(dir, 'hook-starts')] },
+      { cwd: dir, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, timeoutMs: 10_000, sandbox: UNSANDBOXED_HOST },
+    )
+    if (made.exitCode !== 0) throw new Error(`mkfifo for the hook channel failed (${made.exitCode ?? 'killed'}): ${made.stderr.trim()}`)
     return new HookChannel(dir, known)
   }
 
