@@ -1,5 +1,8 @@
+import { chmod, writeFile } from 'node:fs/promises'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
+import path from 'node:path'
+import { resolveAgentPackage } from '../../src/agents/packages.ts'
 
 /**
  * A stand-in for a real model provider on 127.0.0.1: it records one header of
@@ -33,4 +36,17 @@ export async function startStandInProvider(upstream: string, header: string): Pr
     seen,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   }
+}
+
+/**
+ * An `agent.bin` for a held-key test: a shell script that writes the CLI's
+ * environment to `seen` (what the CLI and everything it starts inherit) and
+ * execs the pinned CLI of `kind`.
+ */
+export async function environmentRecordingBin(root: string, home: string, kind: 'codex' | 'gemini'): Promise<{ readonly bin: string; readonly seen: string }> {
+  const seen = path.join(home, 'cli-env.txt')
+  const bin = path.join(root, `${kind}-env.sh`)
+  await writeFile(bin, `#!/bin/sh\n/usr/bin/env > '${seen}'\nexec '${process.execPath}' '${resolveAgentPackage(kind)}' "$@"\n`)
+  await chmod(bin, 0o755)
+  return { bin, seen }
 }

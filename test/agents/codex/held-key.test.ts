@@ -1,13 +1,11 @@
-import { chmod, readFile, writeFile } from 'node:fs/promises'
-import path from 'node:path'
+import { readFile } from 'node:fs/promises'
 import { afterEach, expect, test } from 'vitest'
 import { CodexAgent } from '../../../src/agents/codex/agent.ts'
-import { resolveAgentPackage } from '../../../src/agents/packages.ts'
 import { AgentSpecSchema } from '../../../src/experiment/schema.ts'
 import { openaiResponses } from '../../../src/scripted-model/openai-responses.ts'
 import { runRequest } from '../../helpers/scripted-session.ts'
 import { ScriptedSessionFixture } from '../../helpers/scripted-session-fixture.ts'
-import { startStandInProvider, type StandInProvider } from '../../helpers/stand-in-provider.ts'
+import { environmentRecordingBin, startStandInProvider, type StandInProvider } from '../../helpers/stand-in-provider.ts'
 
 // The run's OpenAI key (passed with env.pass) is held by the harness: the real Codex CLI runs against a stand-in
 // provider on 127.0.0.1 (a recorder of each request's authorization header in front of the scripted model server,
@@ -27,10 +25,7 @@ afterEach(async () => {
 test('the provider gets the harness-held key on every request; the CLI and what it starts never see it', async () => {
   const scripted = await session.start(3)
   provider = await startStandInProvider(scripted.url, 'authorization')
-  const seen = path.join(session.folders.home, 'cli-env.txt')
-  const bin = path.join(session.folders.root, 'codex-env.sh')
-  await writeFile(bin, `#!/bin/sh\n/usr/bin/env > '${seen}'\nexec '${process.execPath}' '${resolveAgentPackage('codex')}' "$@"\n`)
-  await chmod(bin, 0o755)
+  const { bin, seen } = await environmentRecordingBin(session.folders.root, session.folders.home, 'codex')
   const spec = { kind: 'codex', model: 'gpt-5.5', bin, options: { baseUrl: `${provider.url}/v1`, requestMaxRetries: 0, streamMaxRetries: 0, sandbox: 'danger-full-access' } }
   const result = await new CodexAgent(AgentSpecSchema.parse(spec)).run(runRequest(session.folders, { seed: 3, env: { OPENAI_API_KEY: KEY } }))
   expect(result.stop).toBe('completed')

@@ -1,13 +1,11 @@
-import { chmod, readFile, writeFile } from 'node:fs/promises'
-import path from 'node:path'
+import { readFile } from 'node:fs/promises'
 import { afterEach, expect, test } from 'vitest'
 import { GeminiAgent } from '../../../src/agents/gemini/agent.ts'
-import { resolveAgentPackage } from '../../../src/agents/packages.ts'
 import { AgentSpecSchema } from '../../../src/experiment/schema.ts'
 import { geminiApi } from '../../../src/scripted-model/gemini.ts'
 import { runRequest } from '../../helpers/scripted-session.ts'
 import { ScriptedSessionFixture } from '../../helpers/scripted-session-fixture.ts'
-import { startStandInProvider, type StandInProvider } from '../../helpers/stand-in-provider.ts'
+import { environmentRecordingBin, startStandInProvider, type StandInProvider } from '../../helpers/stand-in-provider.ts'
 
 // The run's Gemini key (passed with env.pass) is held by the harness: the real Gemini CLI runs against a stand-in
 // provider on 127.0.0.1 (a recorder of each request's x-goog-api-key header in front of the scripted model server,
@@ -27,10 +25,7 @@ afterEach(async () => {
 test('the provider gets the harness-held key on every request; the CLI and what it starts never see it', async () => {
   const scripted = await session.start(3)
   provider = await startStandInProvider(scripted.url, 'x-goog-api-key')
-  const seen = path.join(session.folders.home, 'cli-env.txt')
-  const bin = path.join(session.folders.root, 'gemini-env.sh')
-  await writeFile(bin, `#!/bin/sh\n/usr/bin/env > '${seen}'\nexec '${process.execPath}' '${resolveAgentPackage('gemini')}' "$@"\n`)
-  await chmod(bin, 0o755)
+  const { bin, seen } = await environmentRecordingBin(session.folders.root, session.folders.home, 'gemini')
   const spec = { kind: 'gemini', model: 'gemini-2.5-flash', bin, options: { baseUrl: provider.url, maxAttempts: 1 } }
   const result = await new GeminiAgent(AgentSpecSchema.parse(spec)).run(runRequest(session.folders, { seed: 3, env: { GEMINI_API_KEY: KEY } }))
   expect(result.stop).toBe('completed')
