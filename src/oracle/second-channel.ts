@@ -72,8 +72,11 @@ function readVitestTap(text: string, cwd: string): Map<string, TestStatus> {
 }
 
 const PYTEST_LINE = /^(PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS) (.+)$/
+// The node id before a ` - <message>` (a failure's, an XFAIL's or an XPASS's reason): up to the first ` - ` when no `[`
+// comes before it, else through the `]` that ends the parameters, which may hold ` - ` themselves (`test_a[x - y]`).
+const PYTEST_NODE_ID = /^(?:[^[]*?|[^[]*\[.*?\])(?= - |$)/
 
-/** pytest's `-rA` short summary: `PASSED <node id>`, `FAILED <node id> - <message>`. */
+/** pytest's `-rA` short summary: `PASSED <node id>`, `FAILED <node id> - <message>`, `XPASS <node id> - <reason>`. */
 function readPytestSummary(text: string): Map<string, TestStatus> {
   const tests = new Map<string, TestStatus>()
   const start = text.lastIndexOf('short test summary info')
@@ -83,7 +86,7 @@ function readPytestSummary(text: string): Map<string, TestStatus> {
     if (result === null) continue
     const [, word, rest] = result
     if (word === 'SKIPPED') continue
-    const id = normalizeIdPart(word === 'PASSED' || word === 'XPASS' ? rest! : rest!.replace(/ - .*$/, ''))
+    const id = normalizeIdPart(word === 'PASSED' ? rest! : (PYTEST_NODE_ID.exec(rest!)?.[0] ?? rest!))
     const status: TestStatus = word === 'PASSED' || word === 'XPASS' ? 'passed' : word === 'XFAIL' ? 'skipped' : 'failed'
     tests.set(id, worse(tests.get(id), status))
   }

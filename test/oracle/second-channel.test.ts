@@ -1,4 +1,9 @@
+import { spawnSync } from 'node:child_process'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { parseJUnit } from '../../src/oracle/junit/parse.ts'
 import type { JUnitResults } from '../../src/oracle/junit/results.ts'
 import { compareChannels, readSecondChannel, withSecondChannel } from '../../src/oracle/second-channel.ts'
 
@@ -137,12 +142,69 @@ describe('the second channel', () => {
       'tests/test_a.py::test_failed': 'failed',
     })
     expect(readSecondChannel('pytest', { stdout: 'PASSED tests/test_a.py::test_ok\n', stderr: '' }, '/copy').size).toBe(0)
-    // A passed test's node id is never cut at " - " (only a failure's message follows one).
-    const dashed = 'short test summary info\nPASSED tests/test_a.py::test_range[a - b]\nFAILED tests/test_a.py::test_range[c] - assert a - b'
+    // A passed test's node id is never cut at " - " (only a failure's message or an xfail's reason follows one);
+    // the others' are cut at the first " - " after their parameters, which may hold " - " themselves.
+    const dashed = [
+      'short test summary info',
+      'PASSED tests/test_a.py::test_range[a - b]',
+      'PASSED tests/a - b.py::test_in_a_dashed_file',
+      'FAILED tests/test_a.py::test_range[c] - assert a - b',
+      'FAILED tests/test_a.py::test_range[d - e] - assert [1] - [2]',
+      'FAILED tests/test_a.py::test_listed - assert [1] == [2] - [3]',
+      'XPASS tests/test_a.py::test_xpass_reason - known - flaky',
+      'XPASS tests/test_a.py::test_xpass_range[f - g] - r',
+      'XPASS tests/test_a.py::test_xpass_no_reason',
+      'XPASS tests/test_a.py::test_unclosed[h - i',
+    ].join('\n')
     expect(Object.fromEntries(readSecondChannel('pytest', { stdout: dashed, stderr: '' }, '/copy'))).toEqual({
       'tests/test_a.py::test_range[a - b]': 'passed',
+      'tests/a - b.py::test_in_a_dashed_file': 'passed',
       'tests/test_a.py::test_range[c]': 'failed',
+      'tests/test_a.py::test_range[d - e]': 'failed',
+      'tests/test_a.py::test_listed': 'failed',
+      'tests/test_a.py::test_xpass_reason': 'passed',
+      'tests/test_a.py::test_xpass_range[f - g]': 'passed',
+      'tests/test_a.py::test_xpass_no_reason': 'passed',
+      'tests/test_a.py::test_unclosed[h - i': 'passed',
     })
+  })
+
+  it('an XPASS with a reason and parameters holding " - " agree with pytest\'s own JUnit report on a real run', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'second-channel-pytest-'))
+    try {
+      await writeFile(
+        path.join(dir, 'test_dashes.py'),
+        [
+          'import pytest',
+          '@pytest.mark.xfail(strict=False, reason="known - flaky")',
+          'def test_xpass(): pass',
+          '@pytest.mark.xfail(strict=False, reason="r")',
+          '@pytest.mark.parametrize("v", ["a - b"])',
+          'def test_xpass_range(v): pass',
+          '@pytest.mark.parametrize("v", ["c - d"])',
+          'def test_fails(v): assert False, "boom - x"',
+          '@pytest.mark.xfail(reason="why - not")',
+          'def test_xfail(): assert False',
+          'def test_plain(): pass',
+          '',
+        ].join('\n'),
+      )
+      const command = withSecondChannel('pytest', 'python3 -m pytest -q -p no:cacheprovider --junitxml=report.xml test_dashes.py').split(' ')
+      const run = spawnSync(command[0]!, command.slice(1), { cwd: dir, encoding: 'utf8' })
+      expect(run.status, run.stderr).toBe(1)
+      const report = parseJUnit(await readFile(path.join(dir, 'report.xml'), 'utf8'), { cwd: dir, testFiles: ['test_dashes.py'] })
+      const stream = readSecondChannel('pytest', run, dir)
+      expect(Object.fromEntries(stream)).toEqual({
+        'test_dashes.py::test_xpass': 'passed',
+        'test_dashes.py::test_xpass_range[a - b]': 'passed',
+        'test_dashes.py::test_fails[c - d]': 'failed',
+        'test_dashes.py::test_xfail': 'skipped',
+        'test_dashes.py::test_plain': 'passed',
+      })
+      expect(compareChannels(report, stream, [...report.tests.keys()], run.status)).toEqual([])
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
   })
 
   it('a test streamed twice keeps the worse status, whichever came first', () => {

@@ -38,6 +38,18 @@ describe('parseJUnit', () => {
     expect(asObject(node22.tests)).toEqual(asObject(node24.tests))
   })
 
+  it('names an unnamed node --test case "<anonymous>" as node does, and a forged case without a name never stands for its suite', () => {
+    // Real report (Node 24.22.3) of test('') and describe('outer', () => { test(''); test('named') }) in test/anonymous.test.mjs.
+    const real = parseJUnit(fixture('node-anonymous.xml'), { cwd: '/tmp/junit-src/node-anonymous' })
+    expect(asObject(real.tests)).toEqual({ '<anonymous>': 'passed', 'outer > <anonymous>': 'passed', 'outer > named': 'passed' })
+    // No runner writes a case without a name attribute; one written into the report by the code under test
+    // gets an id ending in the separator, which no real (trimmed) name has, so it cannot pass as the listed "outer".
+    const forged = '<testsuites><testsuite name="outer"><testcase classname="outer"/><testcase name="named" classname="outer"/></testsuite></testsuites>'
+    const results = parseJUnit(forged, { cwd: '/copy' })
+    expect(results.format).toBe('node')
+    expect(asObject(results.tests)).toEqual({ 'outer > ': 'passed', 'outer > named': 'passed' })
+  })
+
   it('reads Vitest reports: "file::describe > test", and a file that failed to load is the file alone', () => {
     const results = parseJUnit(fixture('vitest.xml'), { cwd: '/tmp/junit-src/vitest' })
     expect(results.format).toBe('vitest')
