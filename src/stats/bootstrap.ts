@@ -1,6 +1,6 @@
-import seedrandom from 'seedrandom'
 import { interpolate, quantileSorted, sortedCopy } from './quantile.ts'
 import { compareNumbers } from './ranks.ts'
+import { SeededIndices } from './seeded-indices.ts'
 
 /** A percentile bootstrap interval for the median. */
 export interface BootstrapInterval {
@@ -29,7 +29,7 @@ export interface BootstrapOptions {
  * per unit (per task). Each resample draws n unit indices with replacement,
  * `Math.floor(rng.quick() * n)` with `rng = seedrandom(String(seed))` (quick:
  * 32 random bits, ample for any number of tasks, at a third of the cost of a
- * 53-bit draw), n draws per resample, resample after resample; its statistic is the sample median
+ * 53-bit draw; drawn in bulk by `SeededIndices`, the same numbers), n draws per resample, resample after resample; its statistic is the sample median
  * (type 7). The bounds are the type-7 quantiles of the resampled medians.
  *
  * Units are resampled whole: a value must already pair everything measured on
@@ -56,12 +56,14 @@ export function bootstrapMedianInterval(values: readonly number[], options: Boot
 
   const lowMiddle = Math.floor((n - 1) / 2)
   const fraction = (n - 1) / 2 - lowMiddle
-  const random = seedrandom(String(seed))
+  const random = new SeededIndices(String(seed))
+  const draws = new Int32Array(n)
   const counts = new Int32Array(n)
   const medians = new Float64Array(resamples)
   for (let resample = 0; resample < resamples; resample++) {
     counts.fill(0)
-    for (let draw = 0; draw < n; draw++) counts[position[Math.floor(random.quick() * n)]!]!++
+    random.fill(draws, n)
+    for (let draw = 0; draw < n; draw++) counts[position[draws[draw]!]!]!++
     // Walk the sorted positions until the (lowMiddle)-th and (lowMiddle + 1)-th drawn values (0-based).
     let seen = 0
     let at = 0
