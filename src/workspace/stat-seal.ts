@@ -65,7 +65,7 @@ export class StatSeal {
   /** Relative path → index. */
   readonly #index: ReadonlyMap<string, number>
 
-  private constructor(dir: string, takenAtMs: number, relative: string[], absolute: string[], stats: Float64Array) {
+  private constructor(dir: string, takenAtMs: number, relative: string[], absolute: string[], stats: Float64Array, racyMarginMs: number) {
     this.dir = dir
     this.takenAtMs = takenAtMs
     this.#relative = relative
@@ -73,16 +73,18 @@ export class StatSeal {
     this.#stats = stats
     this.#index = new Map(relative.map((name, i) => [name, i]))
     let racy = false
-    for (let i = 0; i < relative.length; i++) if (stats[i * FIELDS + 4]! >= takenAtMs - RACY_MARGIN_MS) racy = true
+    for (let i = 0; i < relative.length; i++) if (stats[i * FIELDS + 4]! >= takenAtMs - racyMarginMs) racy = true
     this.racy = racy
   }
 
   /**
    * Seals `dir` as it is now: every entry below it (folders, `.git/` and the
    * folder itself included). Take it before reading the content the seal is to
-   * vouch for, so a write during that read moves it.
+   * vouch for, so a write during that read moves it. `racyMarginMs` is
+   * `RACY_MARGIN_MS` but in this file's own tests, whose folders are made a
+   * moment before (a smaller margin spares each a second's wait).
    */
-  static async take(folder: string): Promise<StatSeal> {
+  static async take(folder: string, racyMarginMs: number = RACY_MARGIN_MS): Promise<StatSeal> {
     const dir = path.resolve(folder)
     const takenAtMs = Date.now()
     const found = readdirSync(dir, { recursive: true, withFileTypes: true })
@@ -110,6 +112,7 @@ export class StatSeal {
       kept.map((i) => relative[i]!),
       kept.map((i) => absolute[i]!),
       stats.slice(0, kept.length * FIELDS),
+      racyMarginMs,
     )
   }
 

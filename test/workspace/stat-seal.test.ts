@@ -6,7 +6,12 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import { RACY_MARGIN_MS, StatSeal } from '../../src/workspace/stat-seal.ts'
 
 // A real folder on the system temp folder's file system; its files are made more than the racy margin before the
-// seal is taken (the seal does not trust an entry written a moment ago).
+// seal is taken (the seal does not trust an entry written a moment ago). The seals here take a margin of 100 ms,
+// far above a clock tick still, so each test waits 0.2 s, not the production margin's second. A seal expected racy
+// takes the production margin (a loaded machine may take more than 100 ms from the write to the seal).
+
+/** The racy margin of this file's seals. */
+const MARGIN_MS = 100
 
 let dir: string
 
@@ -17,7 +22,7 @@ async function oldFolder(): Promise<string> {
   await writeFile(path.join(folder, 'src', 'a.js'), 'export const a = 1\n')
   await writeFile(path.join(folder, 'src', 'deep', 'b.js'), 'export const b = 2\n')
   await writeFile(path.join(folder, '.git', 'HEAD'), 'ref: refs/heads/main\n')
-  await new Promise((resolve) => setTimeout(resolve, RACY_MARGIN_MS + 100))
+  await new Promise((resolve) => setTimeout(resolve, 2 * MARGIN_MS))
   return folder
 }
 
@@ -47,26 +52,26 @@ afterEach(async () => {
 
 describe('a folder seal', () => {
   test('covers every entry, folders, .git and the folder itself included, and finds nothing moved when nothing was written', async () => {
-    const seal = await StatSeal.take(dir)
+    const seal = await StatSeal.take(dir, MARGIN_MS)
     expect(seal.size).toBe(7)
     expect(seal.racy).toBe(false)
     expect(await seal.firstMoved()).toBeUndefined()
   })
 
   test('finds a file rewritten with its size and mtime put back (its change time moved)', async () => {
-    const seal = await StatSeal.take(dir)
+    const seal = await StatSeal.take(dir, MARGIN_MS)
     await rewriteKeepingTimes(path.join(dir, 'src', 'deep', 'b.js'), 'export const b = 3\n')
     expect(await seal.firstMoved()).toBe('src/deep/b.js')
   })
 
   test('finds a file added, by its folder', async () => {
-    const seal = await StatSeal.take(dir)
+    const seal = await StatSeal.take(dir, MARGIN_MS)
     await writeFile(path.join(dir, 'src', 'deep', 'c.js'), 'new\n')
     expect(await seal.firstMoved()).toBe('src/deep')
   })
 
   test('finds a file removed', async () => {
-    const seal = await StatSeal.take(dir)
+    const seal = await StatSeal.take(dir, MARGIN_MS)
     await rm(path.join(dir, 'src', 'a.js'))
     expect(await seal.firstMoved()).toBe('src')
   })
@@ -74,7 +79,7 @@ describe('a folder seal', () => {
   test('finds a file replaced by another with the same bytes and times (a new inode)', async () => {
     const file = path.join(dir, 'src', 'a.js')
     const before = await lstat(file, { bigint: true })
-    const seal = await StatSeal.take(dir)
+    const seal = await StatSeal.take(dir, MARGIN_MS)
     await writeFile(`${file}.new`, 'export const a = 1\n')
     await execa('touch', ['-m', '-d', touchTime(before.mtimeNs), `${file}.new`])
     await rename(`${file}.new`, file)
@@ -83,16 +88,16 @@ describe('a folder seal', () => {
   })
 
   test('finds a mode change, and a write inside .git', async () => {
-    const seal = await StatSeal.take(dir)
+    const seal = await StatSeal.take(dir, MARGIN_MS)
     await chmod(path.join(dir, 'src', 'a.js'), 0o755)
     expect(await seal.firstMoved()).toBe('src/a.js')
-    const other = await StatSeal.take(dir)
+    const other = await StatSeal.take(dir, MARGIN_MS)
     await rewriteKeepingTimes(path.join(dir, '.git', 'HEAD'), 'ref: refs/heads/evil\n')
     expect(await other.firstMoved()).toBe('.git/HEAD')
   })
 
   test('finds the whole folder replaced', async () => {
-    const seal = await StatSeal.take(dir)
+    const seal = await StatSeal.take(dir, MARGIN_MS)
     await rename(dir, `${dir}.old`)
     await mkdir(dir)
     await rm(`${dir}.old`, { recursive: true, force: true })
@@ -105,11 +110,17 @@ describe('a folder seal', () => {
   })
 
   test('lists what a later seal holds that is new or moved, with its change time', async () => {
-    const seal = await StatSeal.take(dir)
+    const seal = await StatSeal.take(dir, MARGIN_MS)
     await writeFile(path.join(dir, 'src', 'new.js'), 'new\n')
-    const later = await StatSeal.take(dir)
+    const later = await StatSeal.take(dir, MARGIN_MS)
     const moved = seal.movedIn(later)
     expect(moved.map((entry) => entry.path).sort()).toEqual(['src', 'src/new.js'])
     expect(moved.find((entry) => entry.path === 'src/new.js')!.ctimeMs).toBe((await lstat(path.join(dir, 'src', 'new.js'))).ctimeMs)
+  })
+
+  test(`takes RACY_MARGIN_MS (${RACY_MARGIN_MS} ms) unless told: a folder written 0.2 s before is racy to it`, async () => {
+    expect(RACY_MARGIN_MS).toBeGreaterThan(2 * MARGIN_MS)
+    expect((await StatSeal.take(dir)).racy).toBe(true)
+    expect((await StatSeal.take(dir, MARGIN_MS)).racy).toBe(false)
   })
 })
