@@ -1,6 +1,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { classifyFix } from '../../oracle/junit/outcome.ts'
+import { commandNotFound, missingModule } from '../../oracle/failure-cause.ts'
 import { runTestCommand, type TestCommandRun } from '../../oracle/test-command.ts'
 import { harnessGit } from '../../workspace/git.ts'
 import type { OpenRepository } from '../../workspace/repository.ts'
@@ -75,6 +76,18 @@ async function placeTests(repository: OpenRepository, fix: string, testFiles: re
     await mkdir(path.dirname(target), { recursive: true })
     await writeFile(target, await readBlob(repository, fix, file))
   }
+}
+
+/**
+ * Why a run gave no results, its plainest cause first: a command the shell
+ * could not find, or a module a test file imports that is not installed.
+ */
+function noResultsReason(label: 'before' | 'after', run: TestCommandRun): string {
+  const reason = `the test command produced no results ${label} the fix: ${run.noResults}`
+  const command = commandNotFound(run)
+  if (command !== null) return `command not found: ${command} (${reason}; check --test-command and the PATH the tests run with)`
+  const missing = missingModule(run)
+  return missing === null ? reason : `collection error: ${missing} (${reason})`
 }
 
 function describeRun(label: string, run: TestCommandRun): string {
@@ -173,8 +186,8 @@ export async function harvestCommit(setup: HarvestSetup, commit: EligibleCommit)
     }
     const before = await run('before')
     const after = await run('after')
-    if (after.results === null) return dropped(`the test command produced no results after the fix: ${after.noResults}`)
-    if (before.results === null) return dropped(`the test command produced no results before the fix: ${before.noResults}`)
+    if (after.results === null) return dropped(noResultsReason('after', after))
+    if (before.results === null) return dropped(noResultsReason('before', before))
     const split = classifyFix(before.results, after.results)
     lines.push(
       `FAIL_TO_PASS (${split.failToPass.length}):${split.failToPass.map((id) => `\n  ${id}`).join('')}`,
@@ -182,6 +195,12 @@ export async function harvestCommit(setup: HarvestSetup, commit: EligibleCommit)
       `not passing after the fix (${split.notPassingAfter.length}):${split.notPassingAfter.map((id) => `\n  ${id}`).join('')}`,
     )
     if (split.failToPass.length === 0) {
+      const missing = missingModule(after)
+      if (missing !== null) {
+        return dropped(
+          `collection error: ${missing} (a test file cannot be loaded even after the fix, so no test fails before it and passes after; install it where the tests run)`,
+        )
+      }
       return dropped('no FAIL_TO_PASS test: every test that passes after the fix already passed before it')
     }
     const notes: string[] = []
