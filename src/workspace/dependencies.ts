@@ -10,6 +10,7 @@ import { discardPublished } from './discard.ts'
 import { StatSeal } from './stat-seal.ts'
 import { packageManagerSetup, packageManagerVersions, pnpmStoreFolder } from './package-managers.ts'
 import { sha256, sha256Hasher } from '../shared/sha256.ts'
+import { markInUse } from './cache-uses.ts'
 
 /**
  * Prepared dependency folders: what a task's tests need beyond the repository
@@ -23,10 +24,35 @@ import { sha256, sha256Hasher } from '../shared/sha256.ts'
  * against the manifest written when it was made, once per process, and sealed
  * then (`StatSeal`, as the templates are), and the seal is checked before
  * every run and every oracle.
+ *
+ * The cache is content-addressed in two levels: `deps-<key>/entry.json` (the
+ * key: what determines the bytes) names the stored folder,
+ * `content-<digest>/` (the digest of its manifest: every file's path, mode
+ * and bytes), which holds `manifest.json` and `project/<mount>`. Recipes whose
+ * installs come out byte-identical (another package.json beside the same
+ * lockfile, another Node major) share one stored folder. A `deps-<key>/` of
+ * the first layout (`manifest.json` and `project/` in the key's own folder)
+ * is still read as it is.
  */
 
-/** Bumped whenever a prepared folder's layout changes, so old caches are not reused. */
+/** Bumped whenever what a recipe's key covers changes, so old entries are not reused. */
 export const DEPENDENCIES_FORMAT = 1
+
+/** Bumped whenever a stored folder's layout changes (part of its digest). */
+export const CONTENT_FORMAT = 1
+
+/** A stored folder's name: `content-` and 32 hex digits of its manifest's digest. */
+export const CONTENT_NAME = /^content-[0-9a-f]{32}$/
+
+/** What `deps-<key>/entry.json` holds: the recipe and the stored folder it prepared. */
+export interface DependencyEntry {
+  readonly format: number
+  readonly prepare: string
+  readonly mount: string
+  readonly inputs: Readonly<Record<string, string>>
+  /** The stored folder's name (`content-…`), beside the entry. */
+  readonly content: string
+}
 
 /** How to make a dependency folder: a task's `dependencies`, or harvest's `--prepare` options. */
 export interface DependencyRecipe {
@@ -44,8 +70,10 @@ export interface PreparedDependencies {
   readonly folder: string
   /** Where it goes in a workspace, relative to its root. */
   readonly mount: string
-  /** The cache key (part of the folder's path). */
+  /** The cache key (the name of its entry, `deps-…`). */
   readonly key: string
+  /** The stored folder holding `manifest.json` and `project/<mount>` (`content-…`, or the key's own folder in the first layout). */
+  readonly store: string
   /** Each input's SHA-256, by repository path. */
   readonly inputs: Readonly<Record<string, string>>
 }
@@ -95,13 +123,31 @@ async function folderTree(dir: string): Promise<Record<string, string>> {
   return Object.fromEntries(Object.entries(files).sort(([a], [b]) => (a < b ? -1 : 1)))
 }
 
-/** The manifest written beside a published folder. */
+/** The manifest written beside a stored folder (the first layout's also names `prepare` and `inputs`). */
 interface Manifest {
   readonly format: number
-  readonly prepare: string
   readonly mount: string
-  readonly inputs: Readonly<Record<string, string>>
   readonly files: Readonly<Record<string, string>>
+}
+
+/** The stored folder's name for a manifest: the digest of its format, mount and every file's path, mode and bytes. */
+function contentName(mount: string, files: Readonly<Record<string, string>>): string {
+  return `content-${sha256(`content\0${CONTENT_FORMAT}\0${mount}\0${JSON.stringify(files)}`).slice(0, 32)}`
+}
+
+/**
+ * The stored folder the entry `final` names: the key's own folder in the
+ * first layout, the `content-…` folder its entry.json names, or null when
+ * there is no entry (or one this version cannot read: it is made again).
+ */
+export async function entryStore(final: string): Promise<string | null> {
+  if (existsSync(path.join(final, 'manifest.json'))) return final
+  const entry = await readFile(path.join(final, 'entry.json'), 'utf8').then(
+    (text) => JSON.parse(text) as Partial<DependencyEntry>,
+    () => null,
+  )
+  if (entry === null || typeof entry.content !== 'string' || !CONTENT_NAME.test(entry.content)) return null
+  return path.join(path.dirname(final), entry.content)
 }
 
 /**
@@ -228,29 +274,35 @@ export async function prepareDependencies(recipe: DependencyRecipe, sourceDir: s
   const cacheRoot = root(options)
   const key = dependencyKey(recipe, inputs)
   const final = path.join(cacheRoot, key)
-  const prepared: PreparedDependencies = { folder: path.join(final, 'project', recipe.mount), mount: recipe.mount, key, inputs }
-  const memo = verified.get(final)
-  if (memo !== undefined && (await memo) !== null) return prepared
+  const prepared = (store: string): PreparedDependencies => ({ folder: path.join(store, 'project', recipe.mount), mount: recipe.mount, key, store, inputs })
+  markInUse(cacheRoot, key)
   // Several processes (Vitest's workers, harvest's) may meet the same folder at once: one that finds it broken
   // replaces it only if it is still the folder it checked, and one whose own or another's fresh folder was replaced
   // under it looks again, so no process ever discards a folder it did not check.
   for (let attempt = 1; ; attempt++) {
-    const checked = await folderIdentity(final)
-    if (checked !== null && existsSync(path.join(final, 'manifest.json'))) {
-      const check = checkedSeal(final, recipe.mount).catch(() => null)
-      verified.set(final, check)
-      if ((await check) !== null) return prepared
-      if (attempt < 3 && (await folderIdentity(final)) !== checked) continue
-      process.stderr.write(`task-outcome: the prepared ${recipe.mount} ${final} no longer matches its manifest; preparing it again\n`)
-      await discardPublished(final, cacheRoot)
+    const store = await entryStore(final)
+    if (store !== null) {
+      markInUse(cacheRoot, path.basename(store))
+      const memo = verified.get(store)
+      if (memo !== undefined && (await memo) !== null) return prepared(store)
+      const checked = await folderIdentity(store)
+      if (checked !== null && existsSync(path.join(store, 'manifest.json'))) {
+        const check = checkedSeal(store, recipe.mount).catch(() => null)
+        verified.set(store, check)
+        if ((await check) !== null) return prepared(store)
+        if (attempt < 3 && (await folderIdentity(store)) !== checked) continue
+        process.stderr.write(`task-outcome: the prepared ${recipe.mount} ${store} no longer matches its manifest; preparing it again\n`)
+        await discardPublished(store, cacheRoot)
+        if (store === final) process.stderr.write(`task-outcome: ${final} was of the cache's first layout; it is stored content-addressed from now on\n`)
+      }
     }
-    await publishPrepared(recipe, bytes, inputs, final, options)
-    const made = await folderIdentity(final)
-    const check = checkedSeal(final, recipe.mount).catch(() => null)
-    verified.set(final, check)
-    if ((await check) !== null) return prepared
-    if (attempt < 3 && (await folderIdentity(final)) !== made) continue
-    throw new HarnessFailure('setup', `${options.where}: the prepared ${recipe.mount} ${final} does not match the manifest just written`, { retryable: false })
+    const made = await publishPrepared(recipe, bytes, inputs, final, options)
+    const identity = await folderIdentity(made)
+    const check = checkedSeal(made, recipe.mount).catch(() => null)
+    verified.set(made, check)
+    if ((await check) !== null) return prepared(made)
+    if (attempt < 3 && (await folderIdentity(made)) !== identity) continue
+    throw new HarnessFailure('setup', `${options.where}: the prepared ${recipe.mount} ${made} does not match the manifest just written`, { retryable: false })
   }
 }
 
@@ -260,17 +312,22 @@ async function folderIdentity(dir: string): Promise<string | null> {
   return info === null ? null : `${info.dev}:${info.ino}`
 }
 
-/** Builds the folder in a private place and publishes it at `final` with one rename (another process's, if first, is kept). */
+/**
+ * Builds the folder in a private place, stores it as `content-<digest>` with one rename (a folder of the same
+ * digest already stored, another process's or another recipe's, is kept and the new one dropped), then points the
+ * entry `final` at it (its entry.json replaced with one rename). Returns the stored folder.
+ */
 async function publishPrepared(
   recipe: DependencyRecipe,
   bytes: ReadonlyMap<string, Buffer>,
   inputs: Readonly<Record<string, string>>,
   final: string,
   options: PrepareOptions,
-): Promise<void> {
+): Promise<string> {
   const cacheRoot = root(options)
   await mkdir(cacheRoot, { recursive: true })
   const building = await mkdtemp(path.join(cacheRoot, `.building-${path.basename(final)}-`))
+  let store: string
   try {
     for (const [file, content] of bytes) {
       await mkdir(path.dirname(path.join(building, 'project', file)), { recursive: true })
@@ -278,21 +335,31 @@ async function publishPrepared(
     }
     await runPrepare(recipe, building, options)
     for (const scratch of ['home', 'bin', 'pnpm-store']) await rm(path.join(building, scratch), { recursive: true, force: true })
+    // The inputs differ between recipes whose folders do not (a package.json's version): only the folder is stored.
+    for (const file of bytes.keys()) await rm(path.join(building, 'project', file), { force: true })
     const files = await folderTree(path.join(building, 'project', recipe.mount))
-    const manifest: Manifest = { format: DEPENDENCIES_FORMAT, prepare: recipe.prepare, mount: recipe.mount, inputs, files }
+    const manifest: Manifest = { format: CONTENT_FORMAT, mount: recipe.mount, files }
     await writeFile(path.join(building, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`)
+    store = path.join(cacheRoot, contentName(recipe.mount, files))
+    markInUse(cacheRoot, path.basename(store))
     try {
-      await rename(building, final)
+      await rename(building, store)
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code
-      // Another process published the same folder first: use theirs.
-      if ((code !== 'ENOTEMPTY' && code !== 'EEXIST') || !existsSync(path.join(final, 'manifest.json'))) throw error
+      // The same folder is stored already (another process's, another recipe's): keep that one.
+      if ((code !== 'ENOTEMPTY' && code !== 'EEXIST') || !existsSync(path.join(store, 'manifest.json'))) throw error
       await rm(building, { recursive: true, force: true })
     }
   } catch (error) {
     await rm(building, { recursive: true, force: true })
     throw error
   }
+  const entry: DependencyEntry = { format: DEPENDENCIES_FORMAT, prepare: recipe.prepare, mount: recipe.mount, inputs, content: path.basename(store) }
+  await mkdir(final, { recursive: true })
+  const written = path.join(final, `.entry-${process.pid}-${Math.random().toString(36).slice(2)}.json`)
+  await writeFile(written, `${JSON.stringify(entry, null, 2)}\n`)
+  await rename(written, path.join(final, 'entry.json'))
+  return store
 }
 
 /**
@@ -303,7 +370,7 @@ async function publishPrepared(
  * content is checked again. A folder that no longer matches is tampering.
  */
 export async function dependencySeal(prepared: PreparedDependencies): Promise<StatSeal> {
-  const final = path.dirname(path.dirname(prepared.folder))
+  const final = prepared.store
   const sealed = await (verified.get(final) ?? Promise.resolve(null))
   if (sealed === null) throw new HarnessFailure('tampered', `the prepared ${prepared.mount} ${final} was not verified`, { retryable: false })
   if (!sealed.racy && !sealed.folderMoved()) return sealed
@@ -316,7 +383,7 @@ export async function dependencySeal(prepared: PreparedDependencies): Promise<St
 
 /** Whether the prepared folder's content still matches its manifest (a racy seal's holder checks this instead of trusting it). */
 export async function dependencyContentMatches(prepared: PreparedDependencies): Promise<boolean> {
-  return (await checkedSeal(path.dirname(path.dirname(prepared.folder)), prepared.mount).catch(() => null)) !== null
+  return (await checkedSeal(prepared.store, prepared.mount).catch(() => null)) !== null
 }
 
 /**

@@ -8,6 +8,7 @@ import { StatSeal } from './stat-seal.ts'
 import { checkoutTree, openRepository, resolveCommit, type OpenRepository } from './repository.ts'
 import { discardPublished } from './discard.ts'
 import { sha256, sha256Hasher } from '../shared/sha256.ts'
+import { markInUse } from './cache-uses.ts'
 
 /**
  * Templates: each (repository, parent commit) is exported once into a
@@ -123,6 +124,7 @@ export async function parentTemplate(repo: string, base: string, options: Templa
   const root = options.root ?? templateRoot()
   const final = await templatePath(repo, base, root)
   if (await stillChecked(final)) return final
+  markInUse(root, path.basename(final))
   if (await isDirectory(final)) {
     const seal = await StatSeal.take(final).catch(() => undefined)
     const changes = await templateChanges(final)
@@ -177,8 +179,8 @@ export async function removeTemplate(repo: string, base: string, root: string = 
   await discardPublished(await templatePath(repo, base, root), root)
 }
 
-/** The cache key of a folder task's `starting/`: every file's path, mode and bytes. */
-async function folderKey(startingDir: string): Promise<string> {
+/** The cache key of a folder task's `starting/` (its template's name in the cache): every file's path, mode and bytes. */
+export async function folderKey(startingDir: string): Promise<string> {
   const hash = sha256Hasher().update(`folder\0${TEMPLATE_FORMAT}\0`)
   const entries = await readdir(startingDir, { recursive: true, withFileTypes: true })
   const files = entries
@@ -202,6 +204,7 @@ async function folderKey(startingDir: string): Promise<string> {
  */
 export async function folderTemplate(startingDir: string, root: string = templateRoot()): Promise<string> {
   const final = path.join(root, await folderKey(startingDir))
+  markInUse(root, path.basename(final))
   if (await isDirectory(final)) return final
   await mkdir(root, { recursive: true })
   const building = await mkdtemp(path.join(root, `.building-${path.basename(final)}-`))

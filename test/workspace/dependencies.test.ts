@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { execa } from 'execa'
@@ -34,7 +34,8 @@ describe('prepared dependency folders', () => {
     const first = await prepareDependencies(RECIPE, source, { where: 'test', root })
     const again = await prepareDependencies(RECIPE, source, { where: 'test', root })
     expect(again).toEqual(first)
-    expect(first.folder).toBe(path.join(root, first.key, 'project', 'node_modules'))
+    expect(first.store).toMatch(new RegExp(`^${root}/content-[0-9a-f]{32}$`))
+    expect(first.folder).toBe(path.join(first.store, 'project', 'node_modules'))
     expect(await preparedRunner(first, 'node_modules/.bin/fake run --out={junit} {tests}')).toBe('fake-runner 2.3.4')
     expect(await preparedRunner(first, './node_modules/.bin/fake')).toBe('fake-runner 2.3.4')
     expect(await preparedRunner(first, 'npx fake')).toBeNull()
@@ -90,9 +91,59 @@ describe('prepared dependency folders', () => {
     await writeFile(path.join(made.folder, 'fake-runner', 'cli.js'), 'process.exit(0)\n')
     const result = await prepareInAnotherProcess(root)
     expect(result.stdout.trim(), result.all).toBe(made.folder)
-    expect(result.stderr).toContain(`the prepared node_modules ${path.join(root, made.key)} no longer matches its manifest; preparing it again`)
+    expect(result.stderr).toContain(`the prepared node_modules ${made.store} no longer matches its manifest; preparing it again`)
     expect(await readFile(path.join(made.folder, 'fake-runner', 'cli.js'), 'utf8')).toBe('console.log(1)\n')
   })
+})
+
+describe('the content-addressed store', () => {
+  // Reads runner.json into the folder and ignores notes.txt: recipes that differ only in notes.txt make identical folders.
+  const SHARED: DependencyRecipe = { ...RECIPE, inputs: ['runner.json', 'notes.txt'] }
+  const sourceWith = async (name: string, runner: string, notes: string) => {
+    const dir = path.join(scratch, name)
+    await mkdir(dir, { recursive: true })
+    await writeFile(path.join(dir, 'runner.json'), runner)
+    await writeFile(path.join(dir, 'notes.txt'), notes)
+    return dir
+  }
+
+  it('stores identical folders once: two keys whose installs come out the same share one folder, another content gets its own', async () => {
+    const root = path.join(scratch, 'cache-shared')
+    const runner = '{"name":"fake-runner","version":"2.3.4"}\n'
+    const a = await prepareDependencies(SHARED, await sourceWith('shared-a', runner, 'a\n'), { where: 'a', root })
+    const b = await prepareDependencies(SHARED, await sourceWith('shared-b', runner, 'b\n'), { where: 'b', root })
+    const c = await prepareDependencies(SHARED, await sourceWith('shared-c', '{"name":"fake-runner","version":"9.9.9"}\n', 'a\n'), { where: 'c', root })
+    expect(a.key).not.toBe(b.key)
+    expect(b.store).toBe(a.store)
+    expect((await stat(b.folder)).ino).toBe((await stat(a.folder)).ino)
+    expect(c.store).not.toBe(a.store)
+    expect((await readdir(root)).filter((name) => name.startsWith('content-')).sort()).toEqual([path.basename(a.store), path.basename(c.store)].sort())
+    expect(JSON.parse(await readFile(path.join(root, b.key, 'entry.json'), 'utf8'))).toMatchObject({ content: path.basename(a.store), inputs: b.inputs })
+    // The stored folder holds only what the recipe made, not the inputs that differ between the keys.
+    expect(await readdir(path.join(a.store, 'project'))).toEqual(['node_modules'])
+  })
+
+  it('one key prepared by two processes at once ends as one stored folder, and no building folder is left', async () => {
+    const root = path.join(scratch, 'cache-race')
+    const results = await Promise.all([prepareInAnotherProcess(root), prepareInAnotherProcess(root)])
+    for (const result of results) expect(result.exitCode, result.all).toBe(0)
+    expect(results[1]!.stdout.trim()).toBe(results[0]!.stdout.trim())
+    const names = await readdir(root)
+    expect(names.filter((name) => name.startsWith('content-'))).toHaveLength(1)
+    expect(names.filter((name) => name.startsWith('.building-'))).toEqual([])
+  }, 60_000)
+
+  it("reads a folder of the first layout (manifest.json and project/ in the key's own folder) as it is", async () => {
+    const root = path.join(scratch, 'cache-first-layout')
+    const made = await prepareDependencies(RECIPE, source, { where: 'test', root })
+    const final = path.join(root, made.key)
+    await rm(final, { recursive: true })
+    await rename(made.store, final)
+    const result = await prepareInAnotherProcess(root)
+    expect(result.exitCode, result.all).toBe(0)
+    expect(result.stdout.trim()).toBe(path.join(final, 'project', 'node_modules'))
+    expect(result.stderr).toBe('')
+  }, 60_000)
 })
 
 describe("the prepared folder's seal (StatSeal, as the template's)", () => {

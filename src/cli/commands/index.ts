@@ -1,5 +1,6 @@
 import type { Command } from 'commander'
 import { registerAnalyze } from './analyze.ts'
+import { registerCache } from './cache.ts'
 import { registerHarvest } from './harvest.ts'
 import { registerInit } from './init.ts'
 import { registerPlan } from './plan.ts'
@@ -20,4 +21,5 @@ export const commands: ReadonlyArray<(program: Command) => void> = [
   registerPlan,
   registerPublish,
   registerVerifyArchive,
+  registerCache,
 ]
