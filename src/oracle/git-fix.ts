@@ -201,11 +201,16 @@ function describeRun(run: TestCommandRun): string {
 export async function runFixTests(task: GitFixTask, workspace: Workspace, options: OracleOptions): Promise<FixTestsJudgement> {
   const started = performance.now()
   const isTestPath = testPathPredicate({ testGlobs: task.metadata.test_globs ?? DEFAULT_TEST_GLOBS, testFiles: task.metadata.test_files })
-  // The oracle's own copy of the task's prepared dependency folder (read-only in its sandbox), never the workspace's.
-  const dependencies = await taskDependencies(task, options.toolchain === undefined ? {} : { pathVariable: options.toolchain.path })
+  // The oracle's own copy of the task's prepared dependency folder (read-only in its sandbox), never the workspace's;
+  // the preload and the pytest guard (outside the copy) are written meanwhile.
+  const [dependencies, preload, pytestGuard] = await Promise.all([
+    taskDependencies(task, options.toolchain === undefined ? {} : { pathVariable: options.toolchain.path }),
+    writeNodePreload(path.join(options.scratchDir, 'oracle-preload')),
+    writePytestGuard(path.join(options.scratchDir, 'oracle-pytest-guard')),
+  ])
   const mount = dependencies?.mount
   const isDependency = (file: string) => mount !== undefined && (file === mount || file.startsWith(`${mount}/`))
-  const changed = await workspace.changedFiles()
+  const changed = options.changedFiles ?? (await workspace.changedFiles())
   const taken = changed.filter((file) => !isTestPath(file) && !isDependency(file))
   const ignored = changed.filter((file) => !taken.includes(file))
   const notes = [
@@ -221,8 +226,6 @@ export async function runFixTests(task: GitFixTask, workspace: Workspace, option
     await restoreTestFieldsOf(prepared, taken, notes)
     const laid = await layOracleChecks(task, copy, notes)
     const framework = frameworkOf(task)
-    const preload = await writeNodePreload(path.join(options.scratchDir, 'oracle-preload'))
-    const pytestGuard = await writePytestGuard(path.join(options.scratchDir, 'oracle-pytest-guard'))
     const run = await runTests(task, prepared, options, 'oracle', dependencies, framework === null ? null : { framework, files: laid.files, preload, pytestGuard })
     // The test command's own run; what runTestCommand did before starting it (the mount point, the hand-over) is preparation.
     options.onStage?.('oracle preparation', performance.now() - started - run.durationMs)

@@ -58,4 +58,10 @@ export interface OracleOptions {
    * Undefined (as for `verify`): the oracle checks the template itself.
    */
   readonly watchedTemplate?: string
+  /**
+   * The agent's changed files as the run's judging read them once
+   * (`Workspace.readChanges`), so the oracle takes the same list the record
+   * and the diff have; undefined: the git-fix oracle reads the workspace.
+   */
+  readonly changedFiles?: readonly string[]
 }

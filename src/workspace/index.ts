@@ -37,5 +37,5 @@ export async function createWorkspace(task: Task, parentDir: string = defaultWor
   return task.kind === 'folder' ? createFolderWorkspace(task, parentDir, options) : createGitFixWorkspace(task, parentDir, options)
 }
 
-export type { Workspace } from './workspace.ts'
+export type { Workspace, WorkspaceChanges } from './workspace.ts'
 export type { LayeredWorkspaceOptions } from './layered-workspace.ts'

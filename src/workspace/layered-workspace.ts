@@ -80,6 +80,10 @@ export async function layeredWorkspace(task: Task, template: string, parentDir: 
       async diff() {
         return diffChanges(trees, await snapshot(), await changes())
       },
+      async readChanges() {
+        const read = await changes()
+        return { files: read.map((change) => change.path), diff: async () => diffChanges(trees, await snapshot(), read) }
+      },
       async dispose() {
         await overlay?.release()
         await removeTree(root)

@@ -1,5 +1,6 @@
 import { lstatSync, readdirSync } from 'node:fs'
 import path from 'node:path'
+import { firstMovedIn, movedAt, SEAL_FIELDS, shareWithHelper, type SealPart } from './stat-helper.ts'
 
 /**
  * A folder's seal: every entry's inode number, mode, size, modification time
@@ -28,7 +29,10 @@ export const RACY_MARGIN_MS = 1_000
 const CHUNK = 1_000
 
 /** The numbers kept per entry, in this order: inode number, mode, size, mtime and ctime (ms, with fractions). */
-const FIELDS = 5
+const FIELDS = SEAL_FIELDS
+
+/** From how many entries on a check is shared with the helper thread (`stat-helper.ts`): below, a message costs more than it saves. */
+const SHARED_FROM = 4_000
 
 /**
  * Writes `file`'s inode metadata at `at` of `into`; false when it is gone.
@@ -64,6 +68,8 @@ export class StatSeal {
   readonly #stats: Float64Array
   /** Relative path → index. */
   readonly #index: ReadonlyMap<string, number>
+  /** Where the helper thread's part of the entries starts, and the number it knows that part by (undefined: no part). */
+  readonly #shared: { readonly from: number; readonly seal: number } | undefined
 
   private constructor(dir: string, takenAtMs: number, relative: string[], absolute: string[], stats: Float64Array, racyMarginMs: number) {
     this.dir = dir
@@ -75,6 +81,14 @@ export class StatSeal {
     let racy = false
     for (let i = 0; i < relative.length; i++) if (stats[i * FIELDS + 4]! >= takenAtMs - racyMarginMs) racy = true
     this.racy = racy
+    if (absolute.length >= SHARED_FROM) {
+      const from = Math.floor(absolute.length / 2)
+      this.#shared = { from, seal: shareWithHelper(this, () => this.#part(from)) }
+    }
+  }
+
+  #part(from: number): SealPart {
+    return { paths: this.#absolute.slice(from), stats: this.#stats.slice(from * FIELDS) }
   }
 
   /**
@@ -131,18 +145,29 @@ export class StatSeal {
   /**
    * The first sealed entry whose inode metadata moved (or that is gone), or
    * undefined when none did: one `lstat` per entry, no listing (a new entry
-   * moves its folder's ctime).
+   * moves its folder's ctime). A large seal's later half is checked on the
+   * helper thread meanwhile (`stat-helper.ts`), or here when it cannot.
    */
   async firstMoved(): Promise<string | undefined> {
-    const now = new Float64Array(FIELDS)
-    const sealed = this.#stats
-    for (let i = 0; i < this.#absolute.length; i++) {
-      if (i > 0 && i % CHUNK === 0) await nextTurn()
-      if (!statInto(this.#absolute[i]!, now, 0)) return this.#relative[i]
-      const at = i * FIELDS
-      if (now[0] !== sealed[at] || now[1] !== sealed[at + 1] || now[2] !== sealed[at + 2] || now[3] !== sealed[at + 3] || now[4] !== sealed[at + 4]) return this.#relative[i]
+    const shared = this.#shared
+    const elsewhere = shared === undefined ? undefined : firstMovedIn(shared.seal, () => this.#part(shared.from))
+    const end = shared?.from ?? this.#absolute.length
+    const here = await this.#firstMovedHere(0, end)
+    if (here !== -1) return this.#relative[here]
+    if (elsewhere === undefined) return undefined
+    const there = await elsewhere
+    const moved = there === undefined ? await this.#firstMovedHere(end, this.#absolute.length) : there === -1 ? -1 : end + there
+    return moved === -1 ? undefined : this.#relative[moved]
+  }
+
+  /** The first moved entry in [`from`, `to`), or -1; a turn of the event loop every `CHUNK` entries. */
+  async #firstMovedHere(from: number, to: number): Promise<number> {
+    for (let start = from; start < to; start += CHUNK) {
+      if (start > from) await nextTurn()
+      const moved = movedAt(this.#absolute, this.#stats, start, Math.min(to, start + CHUNK), lstatSync)
+      if (moved !== -1) return moved
     }
-    return undefined
+    return -1
   }
 
   /** The entries of `later` (a seal of the same folder taken after this one) that are new or moved, with their ctimes (ms). */

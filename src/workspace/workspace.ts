@@ -25,6 +25,20 @@ export interface Workspace {
   changedFiles(): Promise<string[]>
   /** The unified diff since the snapshot (binary-safe), made by the harness. */
   diff(): Promise<string>
+  /**
+   * The changes since the snapshot read once, for everything judging needs of them: the files (as
+   * `changedFiles` lists them) and their diff (as `diff` makes it) from that one read, where
+   * `changedFiles` and `diff` each read the workspace anew.
+   */
+  readChanges(): Promise<WorkspaceChanges>
   /** Unmounts and removes the workspace. */
   dispose(): Promise<void>
+}
+
+/** The agent's changes as one read of the workspace found them (`Workspace.readChanges`). */
+export interface WorkspaceChanges {
+  /** Files changed since the snapshot, relative, sorted; `.git/` is never listed. */
+  readonly files: readonly string[]
+  /** The unified diff of these changes (the files' contents as they are when it is made). */
+  diff(): Promise<string>
 }

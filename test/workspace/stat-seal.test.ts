@@ -1,8 +1,9 @@
+import { readdirSync, readFileSync } from 'node:fs'
 import { chmod, lstat, mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { execa } from 'execa'
-import { afterEach, beforeEach, describe, expect, test } from 'vitest'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest'
 import { RACY_MARGIN_MS, StatSeal } from '../../src/workspace/stat-seal.ts'
 
 // A real folder on the system temp folder's file system; its files are made more than the racy margin before the
@@ -122,5 +123,60 @@ describe('a folder seal', () => {
     expect(RACY_MARGIN_MS).toBeGreaterThan(2 * MARGIN_MS)
     expect((await StatSeal.take(dir)).racy).toBe(true)
     expect((await StatSeal.take(dir, MARGIN_MS)).racy).toBe(false)
+  })
+})
+
+// A seal of 4,000 entries or more checks its later half on a helper thread (stat-helper.ts) while the caller checks
+// the earlier half: what moved in either half is found, and the first in the seal's order is named.
+describe('a large folder seal (its later half checked on the helper thread)', () => {
+  let large: string
+  /** The entries as the seal lists them (the folder itself first), so a test can write into either half. */
+  let listed: string[]
+
+  // Made once (4,500 files): each test takes its own seal after the writes of the tests before it are older than the margin.
+  beforeAll(async () => {
+    large = await mkdtemp(path.join(os.tmpdir(), 'stat-seal-large-'))
+    for (let folder = 0; folder < 10; folder++) {
+      await mkdir(path.join(large, `m${folder}`))
+      await Promise.all(Array.from({ length: 450 }, (_, i) => writeFile(path.join(large, `m${folder}`, `f${i}.js`), `export const f = ${i}\n`)))
+    }
+    listed = ['', ...readdirSync(large, { recursive: true, withFileTypes: true }).map((entry) => path.relative(large, path.join(entry.parentPath, entry.name)))]
+    expect(listed.length).toBeGreaterThanOrEqual(4_000)
+    await new Promise((resolve) => setTimeout(resolve, RACY_MARGIN_MS + 100))
+  })
+
+  afterAll(async () => {
+    await rm(large, { recursive: true, force: true })
+  })
+
+  const lastFile = () => listed.findLast((entry) => entry.endsWith('.js'))!
+
+  test('finds nothing moved when nothing was written, twice', async () => {
+    const seal = await StatSeal.take(large)
+    expect(seal.size).toBe(listed.length)
+    expect(await seal.firstMoved()).toBeUndefined()
+    expect(await seal.firstMoved()).toBeUndefined()
+  })
+
+  test('finds a file of the later half rewritten with its size and mtime put back', async () => {
+    const seal = await StatSeal.take(large)
+    expect(await seal.firstMoved()).toBeUndefined()
+    const file = lastFile()
+    expect(listed.indexOf(file)).toBeGreaterThan(listed.length / 2)
+    await rewriteKeepingTimes(path.join(large, file), readFileSync(path.join(large, file), 'utf8').replace('= ', '=\t'))
+    expect(await seal.firstMoved()).toBe(file)
+  })
+
+  test('finds a mode change in the later half, and names the earlier of two moves', async () => {
+    await new Promise((resolve) => setTimeout(resolve, RACY_MARGIN_MS + 100))
+    const seal = await StatSeal.take(large)
+    const file = listed.filter((entry) => entry.endsWith('.js')).at(-2)!
+    expect(listed.indexOf(file)).toBeGreaterThan(listed.length / 2)
+    await chmod(path.join(large, file), 0o755)
+    expect(await seal.firstMoved()).toBe(file)
+    const early = listed.find((entry) => entry.endsWith('.js'))!
+    expect(listed.indexOf(early)).toBeLessThan(listed.length / 2)
+    await chmod(path.join(large, early), 0o755)
+    expect(await seal.firstMoved()).toBe(early)
   })
 })
