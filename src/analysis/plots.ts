@@ -168,13 +168,15 @@ export function forestFigure(comparison: Comparison, records: readonly RecordedR
   const runLayer = everyRun
     ? {
         data: { values: dots },
-        mark: { type: 'point', size: 42, strokeWidth: 1.5 },
+        // The fill is a scale on `arm`, so the arm legend paints its symbols as the dots (Vega-Lite's legend
+        // symbols take fillOpacity = opacity, and so do the dots).
+        mark: { type: 'point', size: 42, strokeWidth: 1.5, opacity: 0.7, fillOpacity: 0.7 },
         encoding: {
           x,
           y,
           yOffset,
           color: colour,
-          fill: { condition: { test: `datum.arm === ${JSON.stringify(treatment)}`, value: '#e45756' }, value: 'transparent' },
+          fill: { ...colour, scale: { domain: [control, treatment], range: ['transparent', '#e45756'] } },
           description: { field: 'description' },
         },
       }

@@ -14,6 +14,20 @@ function pilot() {
 
 const count = (text: string, pattern: RegExp) => (text.match(pattern) ?? []).length
 
+/** How an SVG element is painted: its fill (none when absent), fill and overall opacity, stroke and stroke width. */
+function paint(element: string): string {
+  const attribute = (name: string, absent: string) => new RegExp(` ${name}="([^"]*)"`).exec(element)?.[1] ?? absent
+  return `fill ${attribute('fill', 'none')} × ${attribute('fill-opacity', '1')}, stroke ${attribute('stroke', 'none')} ${attribute('stroke-width', '1')}, opacity ${attribute('opacity', '1')}`
+}
+
+/** The legend's entries of a rendered figure: each label with how its symbol is painted. */
+function legendPaint(svg: string): Record<string, string> {
+  const symbols = [...svg.matchAll(/<g class="mark-symbol role-legend-symbol"[^>]*>(<path[^>]*>)/g)].map((match) => paint(match[1]!))
+  const labels = [...svg.matchAll(/<g class="mark-text role-legend-label"[^>]*><text[^>]*>([^<]*)<\/text>/g)].map((match) => match[1]!)
+  expect(symbols).toHaveLength(labels.length)
+  return Object.fromEntries(labels.map((label, i) => [label, symbols[i]!]))
+}
+
 describe('report.html figures', () => {
   test("the synchronous renderer writes exactly what Vega's own headless toSVG writes", async () => {
     const { records, report } = pilot()
@@ -33,6 +47,17 @@ describe('report.html figures', () => {
     const costSvg = renderSvg(costs!.spec)
     expect(count(costSvg, /aria-label="run \d{3} › (baseline|tool) › seed \d: (solved|unsolved|timeout)/g)).toBe(36)
     expect(count(costSvg, /aria-label="run 003 › tool › seed \d: unsolved/g)).toBe(3)
+  })
+
+  test("the forest plot's legend paints each arm as its dots are painted: the treatment filled, the control hollow", () => {
+    const { records, report } = pilot()
+    const svg = renderSvg(reportFigures(report, records)[0]!.spec)
+    const dotsOf = (arm: string) => new Set([...svg.matchAll(new RegExp(`<path aria-label="run \\d{3} › ${arm} › [^>]*>`, 'g'))].map((match) => paint(match[0])))
+    const legend = legendPaint(svg)
+    expect(Object.keys(legend)).toEqual(['baseline', 'tool'])
+    for (const arm of ['baseline', 'tool']) expect([...dotsOf(arm)]).toEqual([legend[arm]])
+    expect(legend.tool).toMatch(/^fill #e45756 /)
+    expect(legend.baseline).toMatch(/^fill none /)
   })
 
   test('report.html embeds the figures as inline SVG, with no script and no external asset; runs link their transcript, diff and oracle output', () => {
