@@ -6,6 +6,7 @@ import { execa } from 'execa'
 import { beforeAll, describe, expect, test } from 'vitest'
 import { AGENT_PACKAGES } from '../../src/agents/packages.ts'
 import { repoRoot, writeFolderTasks } from '../helpers/experiment-fixture.ts'
+import { firstCommands, shippedReadme } from '../helpers/readmes.ts'
 
 // task-outcome as a user gets it: `npm pack` (which builds dist/), the tarball installed into a fresh
 // CommonJS project (no "type" field) from npm's cache, no optional peer installed, and Vitest configs of
@@ -13,6 +14,19 @@ import { repoRoot, writeFolderTasks } from '../helpers/experiment-fixture.ts'
 // folder tasks, two arms, the oracle, runs.jsonl and the verdict.
 
 let project: string
+let treeBefore: WorkingTree
+let treeAfter: WorkingTree
+
+/** What `npm pack` must leave as it found it: git's view of the working tree and the README's bytes. */
+interface WorkingTree {
+  readonly status: string
+  readonly readme: string
+}
+
+async function workingTree(): Promise<WorkingTree> {
+  const status = await execa('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: repoRoot })
+  return { status: status.stdout, readme: await readFile(path.join(repoRoot, 'README.md'), 'utf8') }
+}
 
 /** Two folder tasks: solved when answer.txt holds 42. */
 const TASKS = ['001-first', '002-second'].map((id) => ({
@@ -104,7 +118,9 @@ function vitest(config: string) {
 
 beforeAll(async () => {
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'task-outcome-package-'))
+  treeBefore = await workingTree()
   const packed = await execa('npm', ['pack', '--silent', '--pack-destination', scratch], { cwd: repoRoot, all: true })
+  treeAfter = await workingTree()
   const tarball = path.join(scratch, packed.stdout.trim().split('\n').at(-1)!)
   project = path.join(scratch, 'project')
   await mkdir(project)
@@ -140,6 +156,14 @@ describe('the packed package, installed into a fresh CommonJS project', () => {
     expect(await readdir(path.join(installed, 'tasks', 'demo'))).toEqual(['context-tool'])
     expect(await readdir(path.join(installed, 'tasks', 'examples'))).not.toContain('experiment.ts')
     expect(await readdir(path.join(installed, 'dist', 'src', 'agents', 'cursor'))).toContain('runner.mjs')
+  })
+
+  test("ships the package's README (a user's commands first) and leaves the repository's in the working tree", async () => {
+    const installed = await readFile(path.join(project, 'node_modules', 'task-outcome', 'README.md'), 'utf8')
+    expect(installed).toBe(shippedReadme())
+    expect(firstCommands(installed)[1]).toBe('npx task-outcome init')
+    expect(treeAfter).toEqual(treeBefore)
+    expect(firstCommands(treeAfter.readme)[1]).toBe('npm test')
   })
 
   test('installs no agent CLI: they are optional peers', async () => {

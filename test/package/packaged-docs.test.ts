@@ -3,8 +3,11 @@ import path from 'node:path'
 import { execa } from 'execa'
 import { beforeAll, describe, expect, test } from 'vitest'
 import { repoRoot } from '../helpers/experiment-fixture.ts'
+import { firstCommands, shippedReadme } from '../helpers/readmes.ts'
 
 // The docs a user reads in node_modules/task-outcome: the README and every Markdown file the package ships.
+// The shipped README is the package's (README.md without its repository-only parts: scripts/package-readme.mjs,
+// swapped in by prepack), so that is the one read here.
 // Each path they cite must be in the tarball: a relative link in any of them, and in the README also a path
 // in backticks under one of the repository's own folders (a user's paths, such as tasks/pilot/experiment.ts,
 // are not the package's). `npm pack --dry-run --json --ignore-scripts` lists the tarball without building.
@@ -65,16 +68,24 @@ describe('the docs the package ships cite only what it ships', () => {
     expect(files.filter((file) => file.startsWith('test/') || file.startsWith('src/'))).toEqual([])
   })
 
+  test("the shipped README's first commands are a user's: install, init, the example", () => {
+    expect(firstCommands(shippedReadme()).map((line) => line.split(' ').slice(0, 3).join(' '))).toEqual(['npm install --save-dev', 'npx task-outcome init', 'npx vitest run'])
+    expect(firstCommands(shippedReadme())[2]).toBe('npx vitest run --project example')
+  })
+
   test('every relative link of the README and of every shipped doc is in the tarball', async () => {
     const docs = files.filter((file) => file.endsWith('.md') && (file === 'README.md' || file.startsWith('docs/')))
     expect(docs.length).toBeGreaterThan(5)
     const problems: string[] = []
-    for (const doc of docs) problems.push(...missing(linkedPaths(await readFile(path.join(repoRoot, doc), 'utf8'), doc), files, doc))
+    for (const doc of docs) {
+      const text = doc === 'README.md' ? shippedReadme() : await readFile(path.join(repoRoot, doc), 'utf8')
+      problems.push(...missing(linkedPaths(text, doc), files, doc))
+    }
     expect(problems).toEqual([])
   })
 
   test("every path of the repository's own folders the README cites is in the tarball", async () => {
-    const readme = await readFile(path.join(repoRoot, 'README.md'), 'utf8')
+    const readme = shippedReadme()
     expect(repositoryPaths(readme).length).toBeGreaterThan(0)
     expect(missing(repositoryPaths(readme), files, 'README.md')).toEqual([])
   })
