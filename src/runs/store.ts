@@ -190,7 +190,7 @@ export function readRuns(file: string, options: ReadRunsOptions = {}): RunsFile 
   if (!existsSync(file)) return { file, records: [], head: EMPTY_HEAD, transcripts: none, torn: null }
   const warn = options.warn ?? defaultWarn
   const bytes = readFileSync(file)
-  const end = bytes.length === 0 || bytes[bytes.length - 1] === 0x0a ? bytes.length : bytes.lastIndexOf(0x0a) + 1
+  const end = bytes.lastIndexOf(0x0a) + 1
   let torn: TornLine | null = null
   if (end < bytes.length) {
     const line = bytes.subarray(0, end).reduce((count, byte) => (byte === 0x0a ? count + 1 : count), 0) + 1

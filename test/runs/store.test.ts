@@ -5,7 +5,7 @@ import path from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { DataError } from '../../src/errors.ts'
 import { readAnchor, writeAnchor } from '../../src/runs/anchor.ts'
-import { appendRun, formatRuns, parseRuns, readRuns } from '../../src/runs/store.ts'
+import { appendRun, checkPlanned, formatRuns, parseRuns, readRuns, runsFilePath } from '../../src/runs/store.ts'
 import { sampleRecord } from '../helpers/runs-file.ts'
 
 async function tempFile(): Promise<string> {
@@ -36,18 +36,22 @@ describe('runs.jsonl', () => {
   })
 
   test('a missing file holds no runs', async () => {
-    expect(readRuns(await tempFile()).records).toEqual([])
+    const file = await tempFile()
+    expect(readRuns(file)).toEqual({ file, records: [], head: { lines: 0, sha256: sha(''), bytes: 0 }, transcripts: { verified: 0, absent: 0, none: 0 }, torn: null })
+    expect(runsFilePath('out')).toBe(path.join('out', 'runs.jsonl'))
   })
 
   test('refuses to write a record that breaks the schema, naming the field', async () => {
     const file = await tempFile()
-    expect(() => appendRun(file, sampleRecord({ costUsd: -1 }))).toThrow(/field costUsd/)
+    expect(() => appendRun(file, sampleRecord({ costUsd: -1 }))).toThrow(/^refusing to record 001-a › baseline › seed 1: field costUsd/)
     expect(readRuns(file).records).toEqual([])
   })
 
   test('refuses to write a record that contradicts itself', async () => {
     const file = await tempFile()
-    expect(() => appendRun(file, sampleRecord({ oracle: { verifyExit: 1 } }))).toThrow(/contradicts itself \(solved, but the oracle says verifyExit 1\)/)
+    expect(() => appendRun(file, sampleRecord({ oracle: { verifyExit: 1 } }))).toThrow(
+      /^refusing to record 001-a › baseline › seed 1: it contradicts itself \(solved, but the oracle says verifyExit 1\)/,
+    )
     expect(readRuns(file).records).toEqual([])
   })
 
@@ -66,7 +70,23 @@ describe('runs.jsonl', () => {
     const { file, lines } = await threeRuns()
     lines[0] = lines[0]!.replace('"costUsd":0.05', '"costUsd":0.01')
     await writeFile(file, `${lines.join('\n')}\n`)
-    expect(() => readRuns(file)).toThrow(/runs\.jsonl:2: the hash chain breaks here: it does not link to line 1 .*line 1 was changed/)
+    expect(() => readRuns(file)).toThrow(
+      new RegExp(
+        `runs\\.jsonl:2: the hash chain breaks here: it does not link to line 1 \\(prevSha256 ${sha(lines[0]!.replace('"costUsd":0.01', '"costUsd":0.05')).slice(0, 12)}…, ` +
+          `line 1 hashes to ${sha(lines[0]!).slice(0, 12)}…\\): line 1 was changed, or a line was removed or inserted between them, after they were recorded\\. Records are never edited`,
+      ),
+    )
+  })
+
+  test('text without its last newline parses to every record (parseRuns is given what the tests and tools write)', () => {
+    const text = formatRuns([sampleRecord(), sampleRecord({ seed: 2, order: 1 })])
+    expect(parseRuns(text.slice(0, -1), 'runs.jsonl').map((r) => r.seed)).toEqual([1, 2])
+  })
+
+  test('a line of spaces is an empty line, named as such', async () => {
+    const { file, lines } = await threeRuns()
+    await writeFile(file, `${lines[0]}\n   \n${lines.slice(1).join('\n')}\n`)
+    expect(() => readRuns(file)).toThrow(/runs\.jsonl:2: an empty line; the recorder never writes one/)
   })
 
   test('a deleted line is found at the line after the gap', async () => {
@@ -91,7 +111,7 @@ describe('runs.jsonl', () => {
   test('a CRLF-converted file is named as such', async () => {
     const { file, lines } = await threeRuns()
     await writeFile(file, `${lines.join('\r\n')}\r\n`)
-    expect(() => readRuns(file)).toThrow(/CRLF/)
+    expect(() => readRuns(file)).toThrow(/after they were recorded \(the line ends in a carriage return: was the file converted to CRLF line endings\?\)\. Records/)
   })
 
   test('an empty line is refused, naming it', async () => {
@@ -122,6 +142,14 @@ describe('runs.jsonl', () => {
     expect(() => parseRuns(formatRuns([sampleRecord({ order: 3 })]), 'runs.jsonl', plan)).toThrow(/recorded at order 3, but the plan puts it at 0/)
   })
 
+  test("given the spec's hash, the plan check passes over the records of earlier specs and checks that spec's", () => {
+    const plan = [{ task: '001-a', arm: 'baseline', seed: 1, order: 0 }]
+    const records = parseRuns(formatRuns([sampleRecord({ seed: 7, order: 5 }), sampleRecord({ specSha256: 'b'.repeat(64) })]), 'runs.jsonl')
+    expect(() => checkPlanned(records, plan, 'runs.jsonl', 'b'.repeat(64))).not.toThrow()
+    expect(() => checkPlanned(records, plan, 'runs.jsonl', 'a'.repeat(64))).toThrow(/runs\.jsonl:1: 001-a › baseline › seed 7 is not a run/)
+    expect(() => checkPlanned(records, plan, 'runs.jsonl')).toThrow(/runs\.jsonl:1: /)
+  })
+
   test('readers keep fields they do not know', () => {
     const [record] = parseRuns(formatRuns([{ ...sampleRecord(), extra: 'kept' }]), 'runs.jsonl')
     expect(record).toMatchObject({ extra: 'kept' })
@@ -136,7 +164,9 @@ describe('runs.jsonl', () => {
     const read = readRuns(file, { warn: (message) => warnings.push(message) })
     expect(read.records.map((r) => r.seed)).toEqual([1, 2, 3])
     expect(read.torn).toEqual({ line: 4, bytes: 40, setAsideTo: null })
-    expect(warnings).toEqual([expect.stringMatching(/runs\.jsonl:4: the last line has no newline \(40 bytes/)])
+    expect(warnings).toEqual([
+      `${file}:4: the last line has no newline (40 bytes: a write cut short, e.g. the process was killed); it is not a recorded run and is left out of this read; the next run of the experiment moves it to a side file`,
+    ])
     expect(await readFile(file, 'utf8')).toBe(before)
   })
 
@@ -144,10 +174,14 @@ describe('runs.jsonl', () => {
     const { file } = await threeRuns()
     const torn = JSON.stringify(sampleRecord({ seed: 4 })).slice(0, 40)
     await writeFile(file, torn, { flag: 'a' })
-    const read = readRuns(file, { setAsideTorn: true, ...quiet })
+    const warnings: string[] = []
+    const read = readRuns(file, { setAsideTorn: true, warn: (message) => warnings.push(message) })
     expect(read.records).toHaveLength(3)
     expect(await readFile(read.torn!.setAsideTo!, 'utf8')).toBe(torn)
-    expect(path.basename(read.torn!.setAsideTo!)).toMatch(/^runs\.jsonl\.torn-/)
+    expect(path.basename(read.torn!.setAsideTo!)).toMatch(/^runs\.jsonl\.torn-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z$/)
+    expect(warnings).toEqual([
+      `${file}:4: the last line has no newline (40 bytes: a write cut short, e.g. the process was killed); it is not a recorded run; moved it to ${path.basename(read.torn!.setAsideTo!)}`,
+    ])
     expect(readRuns(file).torn).toBeNull()
   })
 
@@ -155,10 +189,12 @@ describe('runs.jsonl', () => {
     const { file } = await threeRuns()
     const torn = JSON.stringify(sampleRecord({ seed: 4 })).slice(0, 40)
     await writeFile(file, torn, { flag: 'a' })
-    appendRun(file, sampleRecord({ seed: 5, order: 4, transcript: null, transcriptSha256: null }), quiet)
+    const warnings: string[] = []
+    appendRun(file, sampleRecord({ seed: 5, order: 4, transcript: null, transcriptSha256: null }), { warn: (message) => warnings.push(message) })
     expect(readRuns(file).records.map((r) => r.seed)).toEqual([1, 2, 3, 5])
     const sideFiles = (await readdir(path.dirname(file))).filter((name) => name.startsWith('runs.jsonl.torn-'))
     expect(sideFiles).toHaveLength(1)
+    expect(warnings).toEqual([`${file}: the last line had no newline (a write cut short); moved it to ${sideFiles[0]} before recording 001-a › baseline › seed 5`])
     expect(await readFile(path.join(path.dirname(file), sideFiles[0]!), 'utf8')).toBe(torn)
   })
 
@@ -169,6 +205,38 @@ describe('runs.jsonl', () => {
     await writeFile(file, forged)
     expect(() => appendRun(file, sampleRecord({ seed: 5, order: 4 }), { head })).toThrow(/changed by something other than the recorder since it wrote line 3/)
     expect(await readFile(file, 'utf8')).toBe(forged)
+  })
+
+  test('an append given the head refuses a change of the size alone, of the last line alone, and anything in a file it read empty', async () => {
+    const { file, lines } = await threeRuns()
+    const { head } = readRuns(file)
+    const next = sampleRecord({ seed: 4, order: 3, transcript: null, transcriptSha256: null })
+    // Line 1 rewritten longer: the last line (and so its hash) is the same, the size is not.
+    await writeFile(file, `${[lines[0]!.replace('"costUsd":0.05', '"costUsd":0.050'), lines[1], lines[2]].join('\n')}\n`)
+    expect(() => appendRun(file, next, { head })).toThrow(
+      `${file}: changed by something other than the recorder since it wrote line 3 (now ${head.bytes + 1} bytes, then ${head.bytes}; its last line is the same): refusing to record 001-a › baseline › seed 4 after lines it did not write. Find what wrote to the file; Records are never edited`,
+    )
+    // The last line rewritten to the same length: the size is the same, the last line is not.
+    await writeFile(file, `${[lines[0], lines[1], lines[2]!.replace('"costUsd":0.05', '"costUsd":0.01')].join('\n')}\n`)
+    expect(() => appendRun(file, next, { head })).toThrow(`(now ${head.bytes} bytes, then ${head.bytes}; its last line differs)`)
+    const empty = await tempFile()
+    const emptyHead = readRuns(empty).head
+    await writeFile(empty, formatRuns([sampleRecord()]))
+    expect(() => appendRun(empty, next, { head: emptyHead })).toThrow(/changed by something other than the recorder since it read it empty \(now \d+ bytes, then 0;/)
+  })
+
+  test('an append finds the line before it however long it is (a line of 65,535 bytes, one past 1 MiB), and counts the lines without a head', async () => {
+    const file = await tempFile()
+    const padded = (seed: number, length: number) => {
+      const base = JSON.stringify({ ...sampleRecord({ seed, order: seed - 1, transcript: null, transcriptSha256: null }), pad: '', prevSha256: sha('') })
+      return { ...sampleRecord({ seed, order: seed - 1, transcript: null, transcriptSha256: null }), pad: 'x'.repeat(length - base.length) }
+    }
+    const text = formatRuns([padded(1, 1024 * 1024 + 1), padded(2, 65_535)])
+    expect(text.split('\n').map((line) => line.length)).toEqual([1024 * 1024 + 1, 65_535, 0])
+    await writeFile(file, text)
+    appendRun(file, sampleRecord({ seed: 3, order: 2, transcript: null, transcriptSha256: null }))
+    expect(readRuns(file).records.map((r) => r.seed)).toEqual([1, 2, 3])
+    expect(readAnchor(file)).toMatchObject({ lines: 3, pending: null })
   })
 
   test('an append given the right head links the new line and returns the next head', async () => {
@@ -227,7 +295,19 @@ describe('the anchor beside runs.jsonl', () => {
     const file = await tempFile()
     await writeFile(file, formatRuns([sampleRecord()]))
     expect(readRuns(file).records).toHaveLength(1)
-    expect(() => readRuns(file, { setAsideTorn: true })).toThrow(/1 record\(s\) but no runs\.jsonl\.head beside them/)
+    expect(() => readRuns(file, { setAsideTorn: true })).toThrow(
+      /1 record\(s\) but no runs\.jsonl\.head beside them: .* Analyse it with `task-outcome analyze`, but record new runs into a new output folder\.$/,
+    )
+    await writeFile(file, '')
+    expect(readRuns(file, { setAsideTorn: true }).records).toEqual([])
+  })
+
+  test('a reader leaves an anchor one append behind as it is; only the writer moves it up', async () => {
+    const { file, lines } = await threeRuns()
+    const behind = { lines: 2, sha256: sha(lines[1]!), bytes: Buffer.byteLength(`${lines[0]}\n${lines[1]}\n`), pending: sha(lines[2]!) }
+    writeAnchor(file, behind)
+    expect(readRuns(file).records).toHaveLength(3)
+    expect(readAnchor(file)).toEqual(behind)
   })
 })
 

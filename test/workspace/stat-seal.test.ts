@@ -97,16 +97,37 @@ describe('a folder seal', () => {
     expect(await other.firstMoved()).toBe('.git/HEAD')
   })
 
-  test('finds the whole folder replaced', async () => {
+  test('finds the whole folder replaced, or gone', async () => {
     const seal = await StatSeal.take(dir, MARGIN_MS)
     await rename(dir, `${dir}.old`)
     await mkdir(dir)
-    await rm(`${dir}.old`, { recursive: true, force: true })
     expect(await seal.firstMoved()).toBe('')
+    await rm(dir, { recursive: true, force: true })
+    expect(await seal.firstMoved()).toBe('')
+    await rm(`${dir}.old`, { recursive: true, force: true })
+  })
+
+  test('tells whether the folder itself moved: not for a write inside it; for a mode change, a replacement, or its removal', async () => {
+    const seal = await StatSeal.take(dir, MARGIN_MS)
+    expect(seal.folderMoved()).toBe(false)
+    await rewriteKeepingTimes(path.join(dir, 'src', 'a.js'), 'export const a = 2\n')
+    expect(seal.folderMoved()).toBe(false)
+    await chmod(dir, 0o700)
+    expect(seal.folderMoved()).toBe(true)
+    const other = await StatSeal.take(dir, MARGIN_MS)
+    await rename(dir, `${dir}.old`)
+    await mkdir(dir, { mode: 0o700 })
+    expect(other.folderMoved()).toBe(true)
+    await rm(dir, { recursive: true, force: true })
+    expect(other.folderMoved()).toBe(true)
+    await rm(`${dir}.old`, { recursive: true, force: true })
   })
 
   test('taken right after a write is racy (its ctime is too close to prove anything later)', async () => {
-    await writeFile(path.join(dir, 'src', 'a.js'), 'export const a = 4\n')
+    // The folder aged past the production margin first, so only the file written now can make the seal racy.
+    await new Promise((resolve) => setTimeout(resolve, RACY_MARGIN_MS))
+    expect((await StatSeal.take(dir)).racy).toBe(false)
+    await writeFile(path.join(dir, 'src', 'deep', 'b.js'), 'export const b = 4\n')
     expect((await StatSeal.take(dir)).racy).toBe(true)
   })
 
@@ -123,6 +144,34 @@ describe('a folder seal', () => {
     expect(RACY_MARGIN_MS).toBeGreaterThan(2 * MARGIN_MS)
     expect((await StatSeal.take(dir)).racy).toBe(true)
     expect((await StatSeal.take(dir, MARGIN_MS)).racy).toBe(false)
+  })
+
+  test('lets the event loop turn once per 1,000 entries while it seals and while it checks, no more and no less', async () => {
+    const big = await mkdtemp(path.join(os.tmpdir(), 'stat-seal-big-'))
+    try {
+      await Promise.all(Array.from({ length: 2_499 }, (_, i) => writeFile(path.join(big, `f${i}`), '')))
+      /** How many turns of the event loop `work` spans (a setImmediate chain counts them). */
+      const turns = async <T>(work: () => Promise<T>): Promise<number> => {
+        let count = 0
+        let stop = false
+        const tick = () => {
+          if (stop) return
+          count++
+          setImmediate(tick)
+        }
+        setImmediate(tick)
+        await work()
+        stop = true
+        return count
+      }
+      let seal: StatSeal | undefined
+      // 2,500 entries (the folder and its files): a turn after the 1,000th and the 2,000th.
+      expect(await turns(async () => (seal = await StatSeal.take(big, MARGIN_MS)))).toBe(2)
+      expect(seal!.size).toBe(2_500)
+      expect(await turns(() => seal!.firstMoved())).toBe(2)
+    } finally {
+      await rm(big, { recursive: true, force: true })
+    }
   })
 })
 
