@@ -4,6 +4,7 @@ import path from 'node:path'
 import picomatch from 'picomatch/posix.js'
 import { isolatedSandbox } from '../sandbox/index.ts'
 import { applyReferenceSolution } from '../tasks/solution.ts'
+import { RUNNER_CONFIGURATION_GLOBS } from '../tasks/test-paths.ts'
 import type { FolderTask } from '../tasks/task.ts'
 import { copyTreeInside } from '../workspace/inside.ts'
 import type { OracleOptions } from './judgement.ts'
@@ -14,36 +15,14 @@ import type { OracleOptions } from './judgement.ts'
  */
 
 /**
- * Interpreter and package-manager configuration and installed packages: on
- * the oracle's copy these are always as `starting/` has them (an added one
+ * Interpreter, package-manager and test-runner configuration (the same
+ * globs as in test infrastructure, {@link RUNNER_CONFIGURATION_GLOBS}) and
+ * installed packages: on the oracle's copy these are always as `starting/` has them (an added one
  * removed, a changed one put back), so an `.npmrc` with `node-options` or
  * `script-shell`, a `sitecustomize.py` or a planted `node_modules/` decides
  * nothing about how `verify.sh`'s commands start.
  */
-export const PLANTED_CONFIGURATION_GLOBS: readonly string[] = [
-  '**/.npmrc',
-  '**/.yarnrc',
-  '**/.yarnrc.*',
-  '**/.pnpmfile.cjs',
-  '**/node_modules/**',
-  '**/sitecustomize.py',
-  '**/usercustomize.py',
-  '**/*.pth',
-  '**/.python-version',
-  '**/.node-version',
-  '**/.nvmrc',
-  '**/conftest.py',
-  '**/pytest.ini',
-  '**/tox.ini',
-  '**/setup.cfg',
-  '**/vitest.config.*',
-  '**/vite.config.*',
-  '**/jest.config.*',
-  '**/.mocharc*',
-  '**/babel.config.*',
-  '**/.babelrc',
-  '**/.babelrc.*',
-]
+export const PLANTED_CONFIGURATION_GLOBS: readonly string[] = [...RUNNER_CONFIGURATION_GLOBS, '**/node_modules/**']
 
 /**
  * Code: files with these extensions (the languages the example and skills

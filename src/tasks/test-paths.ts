@@ -13,11 +13,43 @@ export const DEFAULT_TEST_GLOBS: readonly string[] = ['**/test_*.py', '**/*_test
 export const DEFAULT_SOURCE_GLOBS: readonly string[] = ['**/*.{py,js,jsx,mjs,cjs,ts,tsx,mts,cts}']
 
 /**
+ * What decides how an interpreter, a package manager or a test runner starts,
+ * whatever the code says: package-manager configuration, interpreter start-up
+ * hooks and version pins, the test runners', bundler's and transpiler's
+ * configuration. Test infrastructure (below) holds all of it, and a folder
+ * task's oracle copy always has it as `starting/` does
+ * (`PLANTED_CONFIGURATION_GLOBS` in `oracle/folder-defaults.ts`).
+ */
+export const RUNNER_CONFIGURATION_GLOBS: readonly string[] = [
+  '**/.npmrc',
+  '**/.yarnrc',
+  '**/.yarnrc.*',
+  '**/.pnpmfile.cjs',
+  '**/sitecustomize.py',
+  '**/usercustomize.py',
+  '**/*.pth',
+  '**/.python-version',
+  '**/.node-version',
+  '**/.nvmrc',
+  '**/conftest.py',
+  '**/pytest.ini',
+  '**/tox.ini',
+  '**/setup.cfg',
+  '**/vitest.config.*',
+  '**/vite.config.*',
+  '**/jest.config.*',
+  '**/.mocharc*',
+  '**/babel.config.*',
+  '**/.babelrc',
+  '**/.babelrc.*',
+]
+
+/**
  * Test infrastructure: whatever the task's test globs, an agent's change to
  * one of these never reaches the oracle (test folders and their fixtures,
- * conftest files, the test runners' configuration and whatever decides how
- * the runner starts: package-manager configuration, bundler, transpiler and
- * TypeScript configuration, interpreter start-up hooks and version pins).
+ * the runner configuration above, and what else decides how the runner starts
+ * or what it collects: workspace, setup and project files, TypeScript
+ * configuration, nox and karma).
  * `package.json` and `pyproject.toml` are not here: a real fix may change
  * them; their test-side fields are the fix's ({@link PACKAGE_JSON_TEST_FIELDS}).
  */
@@ -26,35 +58,15 @@ export const TEST_INFRASTRUCTURE_GLOBS: readonly string[] = [
   '**/tests/**',
   '**/__tests__/**',
   '**/spec/**',
-  '**/conftest.py',
-  '**/pytest.ini',
-  '**/tox.ini',
+  ...RUNNER_CONFIGURATION_GLOBS,
   '**/noxfile.py',
-  '**/vitest.config.*',
   '**/vitest.workspace.*',
   '**/vitest.setup.*',
-  '**/jest.config.*',
   '**/jest.setup.*',
-  '**/.mocharc*',
   '**/karma.conf.*',
-  '**/vite.config.*',
   '**/vitest.projects.*',
-  '**/.npmrc',
-  '**/.yarnrc',
-  '**/.yarnrc.*',
-  '**/.pnpmfile.cjs',
-  '**/babel.config.*',
-  '**/.babelrc',
-  '**/.babelrc.*',
   '**/tsconfig*.json',
   '**/jsconfig*.json',
-  '**/setup.cfg',
-  '**/sitecustomize.py',
-  '**/usercustomize.py',
-  '**/*.pth',
-  '**/.python-version',
-  '**/.node-version',
-  '**/.nvmrc',
 ]
 
 /**
