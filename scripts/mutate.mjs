@@ -2,12 +2,14 @@
 // `npm run mutate [-- <stryker options>]`: runs Stryker (stryker.config.mjs), then reads its JSON report and
 // prints each mutated file's mutation score, failing when one is under the floor (85%). A surviving mutant
 // either gets a test or a line in docs/mutation.md saying why it is equivalent.
-// `npm run mutate -- --changed <base>` mutates only the listed files changed since <base> (committed or not).
+// `npm run mutate -- --changed <base>` mutates only the listed files changed since <base> (committed or not); without
+// `--testFiles`, only those with fast tests in scripts/mutation-tests.mjs, against those tests (the others are named).
 import { spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import config from '../stryker.config.mjs'
 import { mutationTargets } from './mutation-targets.mjs'
+import { fastTestsFor } from './mutation-tests.mjs'
 
 const FLOOR = 85
 const REPORT = 'reports/mutation/mutation.json'
@@ -24,10 +26,18 @@ function strykerArgs(args) {
   if (since.status !== 0) fail(`npm run mutate -- --changed ${base}: git finds no common ancestor of ${base} and HEAD (${since.stderr.trim()}).`)
   const diff = spawnSync('git', ['diff', '--name-only', '--diff-filter=d', since.stdout.trim()], { cwd: root, encoding: 'utf8' })
   if (diff.status !== 0) fail(`npm run mutate -- --changed ${base}: git diff failed (${diff.stderr.trim()}).`)
-  const files = mutationTargets(diff.stdout.split('\n').filter(Boolean), config.mutate)
+  const changed = mutationTargets(diff.stdout.split('\n').filter(Boolean), config.mutate)
+  const rest = [...args.slice(0, at), ...args.slice(at + 2)]
+  let files = changed
+  if (!rest.includes('--testFiles')) {
+    const fast = fastTestsFor(changed)
+    for (const file of fast.unmapped) console.log(`not mutating ${file}: no fast tests named for it in scripts/mutation-tests.mjs (name them with --testFiles to mutate it).`)
+    files = fast.mapped
+    if (files.length > 0) rest.push('--testFiles', fast.testFiles.join(','))
+  }
   if (files.length === 0) return null
   console.log(`mutating the ${files.length} listed file(s) changed since ${base}: ${files.join(' ')}`)
-  return [...args.slice(0, at), '--mutate', files.join(','), ...args.slice(at + 2)]
+  return [...rest, '--mutate', files.join(',')]
 }
 
 function fail(message) {
@@ -37,7 +47,7 @@ function fail(message) {
 
 const args = strykerArgs(process.argv.slice(2))
 if (args === null) {
-  console.log('no file of the mutation list (stryker.config.mjs) changed: nothing to mutate.')
+  console.log('nothing to mutate: no file of the mutation list (stryker.config.mjs) changed, or only files without fast tests (named above).')
   process.exit(0)
 }
 const run = spawnSync(process.execPath, [stryker, 'run', ...args], { cwd: root, stdio: 'inherit' })

@@ -1,7 +1,9 @@
+import { existsSync } from 'node:fs'
 import path from 'node:path'
 import { execa } from 'execa'
 import { describe, expect, it } from 'vitest'
 import { mutationTargets } from '../../scripts/mutation-targets.mjs'
+import { FAST_TESTS, fastTestsFor } from '../../scripts/mutation-tests.mjs'
 
 // `npm run mutate -- --changed <base>` mutates the changed files the mutation list names, and nothing else.
 
@@ -30,6 +32,25 @@ describe('the files a change gives the mutation run', () => {
   it('reads `**/` as any depth, none included, and `*` as one path segment', () => {
     expect(mutationTargets(['a/x.ts', 'a/b/c/x.ts', 'a/b/x.js', 'ab/x.ts'], ['a/**/*.ts'])).toEqual(['a/x.ts', 'a/b/c/x.ts'])
     expect(mutationTargets(['a/x.ts', 'a/b/x.ts'], ['a/*.ts'])).toEqual(['a/x.ts'])
+  })
+})
+
+describe('the fast tests a changed file is mutated against', () => {
+  it('takes the files that have fast tests, with the union of their tests, and names the others', () => {
+    const map = { 'a.ts': ['a.test.ts', 'shared.test.ts'], 'b.ts': ['shared.test.ts', 'b.test.ts'] }
+    expect(fastTestsFor(['b.ts', 'c.ts', 'a.ts'], map)).toEqual({
+      mapped: ['b.ts', 'a.ts'],
+      testFiles: ['shared.test.ts', 'b.test.ts', 'a.test.ts'],
+      unmapped: ['c.ts'],
+    })
+    expect(fastTestsFor(['toString', 'constructor'], map)).toEqual({ mapped: [], testFiles: [], unmapped: ['toString', 'constructor'] })
+  })
+
+  it('names only files of the mutation list, and test files that exist', () => {
+    const root = path.resolve(import.meta.dirname, '../..')
+    const files = Object.keys(FAST_TESTS)
+    expect(mutationTargets(files, config.mutate)).toEqual(files)
+    for (const tests of Object.values(FAST_TESTS)) for (const test of tests) expect(existsSync(path.join(root, test)), test).toBe(true)
   })
 })
 

@@ -1,0 +1,28 @@
+// The fast tests of each file of the mutation list whose score is measured (docs/mutation.md: no real runner, no
+// bubblewrap): what `npm run mutate -- --changed <base>` gives Stryker's --testFiles, so a change to one of these
+// files is mutated in minutes. A changed listed file without an entry is left out, with the reason printed.
+
+/** Listed file → the test files written for it (the `--testFiles` of its row in docs/mutation.md). */
+export const FAST_TESTS = {
+  'src/runs/chain.ts': ['test/runs/store.test.ts'],
+  'src/runs/anchor.ts': ['test/runs/store.test.ts', 'test/runs/anchor.test.ts'],
+  'src/runs/consistency.ts': ['test/runs/store.test.ts', 'test/analysis/missing-data.test.ts', 'test/runs/consistency.test.ts'],
+  'src/runs/plausibility.ts': ['test/runs/plausibility.test.ts'],
+  'src/runs/store.ts': ['test/runs/store.test.ts'],
+  'src/oracle/second-channel.ts': ['test/oracle/second-channel.test.ts'],
+  'src/oracle/junit/parse.ts': ['test/oracle/junit/parse.test.ts', 'test/oracle/junit/outcome.test.ts', 'test/oracle/junit/shapes.test.ts', 'test/oracle/second-channel.test.ts'],
+  'src/oracle/junit/ids.ts': ['test/oracle/junit/parse.test.ts', 'test/oracle/junit/outcome.test.ts', 'test/oracle/junit/shapes.test.ts'],
+  'src/oracle/junit/outcome.ts': ['test/oracle/junit/outcome.test.ts', 'test/oracle/junit/shapes.test.ts'],
+  'src/oracle/junit/results.ts': ['test/oracle/junit/parse.test.ts', 'test/oracle/junit/outcome.test.ts'],
+  'src/workspace/stat-seal.ts': ['test/workspace/stat-seal.test.ts'],
+}
+
+/**
+ * Splits `files` (listed files a change touched) into those with fast tests, the union of those tests (in the
+ * map's order, each once), and those without.
+ */
+export function fastTestsFor(files, map = FAST_TESTS) {
+  const mapped = files.filter((file) => Object.hasOwn(map, file))
+  const testFiles = [...new Set(mapped.flatMap((file) => map[file]))]
+  return { mapped, testFiles, unmapped: files.filter((file) => !Object.hasOwn(map, file)) }
+}
