@@ -6,7 +6,7 @@ import { GitFixMetadataSchema } from '../../src/tasks/metadata.ts'
 import { PREPARE_COMMANDS } from '../../src/workspace/lockfiles.ts'
 import { createExperimentFixture, type ExperimentFixture } from '../helpers/experiment-fixture.ts'
 import { fillPackageManagerCaches, type PackageManagerCaches } from '../helpers/package-manager-caches.ts'
-import { cli, KEBAB_V1, KEBAB_V2, kebabCode, kebabHistory, VITEST_COMMAND, writeKebabPrompts } from '../helpers/kebab-repository.ts'
+import { cli, kebabHistory, VITEST_COMMAND, writeKebabPrompts } from '../helpers/kebab-repository.ts'
 import { buildRepo } from '../helpers/throwaway.ts'
 import { preparedDrift } from '../helpers/prepared-drift.ts'
 import { pinnedVitestVersion } from '../helpers/vitest-lockfile.ts'
@@ -14,8 +14,8 @@ import { pinnedVitestVersion } from '../helpers/vitest-lockfile.ts'
 // The README's Vitest recipe on the repositories people have: one locked by pnpm, one by yarn berry, generated here
 // and tested by this repository's Vitest. harvest is given no --prepare (auto: each parent's lockfile picks its
 // package manager, the pinned CLI installs from the cache the user filled once, without network), select walks with
-// --jobs 4 and --jobs 1 to the same task set, validate passes, and a `command` agent's runs are judged and recorded
-// with the test runner; afterwards every prepared folder is byte for byte what its manifest says, and no command said
+// --jobs 4 and --jobs 1 to the same task set, validate passes, and the real Claude Code CLI's runs against the
+// scripted model are judged and recorded with the test runner; afterwards every prepared folder is byte for byte what its manifest says, and no command said
 // it was not.
 
 let scratch: string
@@ -130,19 +130,19 @@ for (const { manager, lockfiles, prepare, inputs } of repositories) {
       expect(validate.all).toMatch(/002-\S+\s+solved\s+unsolved/)
     }, 600_000)
 
-    it('runs a command agent that makes the fix, judged with the prepared Vitest and recorded with its version', async () => {
+    it('runs the real agent CLI against the scripted model, judged with the prepared Vitest and recorded with its version', async () => {
       const [folder] = (await readdir(fixture.setDir)).filter((name) => /^\d{3}-/.test(name)).sort()
-      const metadata = GitFixMetadataSchema.parse(JSON.parse(await readFile(path.join(fixture.setDir, folder!, 'metadata.json'), 'utf8')))
-      const fixed = metadata.fix === repo.commits[1] ? KEBAB_V1 : KEBAB_V2
-      await fixture.writeScript('fix.sh', [`cat > src/kebab.js <<'EOF'\n${kebabCode(fixed)}EOF`, 'echo \'{"status":"completed","costUsd":0.01}\''].join('\n'))
       await fixture.writeExperiment({
         name: 'fixture',
-        agent: { kind: 'command', bin: './fix.sh' },
+        stage: 'pilot',
+        // No wrong first edit: every run solves, so a run the prepared Vitest could not judge shows as unsolved.
+        agent: { kind: 'claude-code', model: 'claude-sonnet-4-5', options: { scriptedModel: { wrongEditRate: 0 } } },
         arms: { baseline: {}, again: {} },
         control: 'baseline',
         seeds: 1,
         timeoutSeconds: 120,
         oracleTimeoutSeconds: 120,
+        env: { set: { CLAUDE_CODE_MAX_RETRIES: '1' } },
         tasks: { include: [folder] },
       })
       const result = await fixture.vitest()
@@ -150,7 +150,14 @@ for (const { manager, lockfiles, prepare, inputs } of repositories) {
       expect(result.exitCode, result.all).toBe(0)
       const runs = await fixture.runs()
       expect(runs).toHaveLength(2)
-      for (const run of runs) expect(run).toMatchObject({ outcome: 'solved', changedFiles: ['src/kebab.js'], versions: { testRunner: `vitest ${pinnedVitestVersion()}` } })
+      for (const run of runs) {
+        expect(run, JSON.stringify(run)).toMatchObject({
+          outcome: 'solved',
+          changedFiles: ['src/kebab.js'],
+          versions: { model: 'scripted:claude-sonnet-4-5', testRunner: `vitest ${pinnedVitestVersion()}` },
+        })
+        expect(run.oracle).toMatchObject({ failToPass: { passed: 1, total: 1 }, failing: [] })
+      }
     }, 600_000)
 
     it('leaves every prepared folder as its manifest says, and no command found one changed', async () => {
