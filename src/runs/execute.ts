@@ -201,20 +201,17 @@ async function judgeRun(context: RunContext, scope: RunScope, artifactsDir: stri
     // One read of the agent's changes: the scan, the diff and the oracle all take these.
     const changes = await scope.workspace.readChanges()
     const changedFiles = [...changes.files]
-    // None of the scan, the diff and the guard's look before the oracle feeds the oracle: they run while it
-    // prepares and its tests run, and the first of them to fail, in this order, is what judging acts on, as
-    // when they ran one after another (a tampered look before the oracle stops the run whatever the oracle said).
-    const [integrityFlags, , , judgement] = await allInOrder([
-      scanForDisarming(scope.workspace.dir, changedFiles, {
-        toolchain: scope.toolchain,
-        sandboxed: scope.sandbox !== undefined,
-        timeoutMs: experiment.spec.oracleTimeoutSeconds * 1000,
-        ...(context.signal === undefined ? {} : { signal: context.signal }),
-      }),
-      changes.diff().then((diff) => writeFile(path.join(artifactsDir, ARTIFACT_FILES.diff), diff)),
-      scope.guard.beforeOracle(),
-      judge(task, scope.workspace, { ...oracleOptions(scope.scratch), changedFiles }),
-    ] as const)
+    // Each of these reads before the oracle's tests run (without a sandbox the code under test could rewrite the
+    // workspace, or write a task file, and a look meanwhile would take that for the agent's or call it earlier).
+    const integrityFlags = await scanForDisarming(scope.workspace.dir, changedFiles, {
+      toolchain: scope.toolchain,
+      sandboxed: scope.sandbox !== undefined,
+      timeoutMs: experiment.spec.oracleTimeoutSeconds * 1000,
+      ...(context.signal === undefined ? {} : { signal: context.signal }),
+    })
+    await writeFile(path.join(artifactsDir, ARTIFACT_FILES.diff), await changes.diff())
+    await scope.guard.beforeOracle()
+    const judgement = await judge(task, scope.workspace, { ...oracleOptions(scope.scratch), changedFiles })
     measured = { judgement, changedFiles, integrityFlags }
   } catch (error) {
     if (!measuresTheAgent(error, context.signal)) throw error
@@ -228,18 +225,6 @@ async function judgeRun(context: RunContext, scope: RunScope, artifactsDir: stri
   await writeFile(path.join(artifactsDir, ARTIFACT_FILES.oracleStdout), measured.judgement.stdout)
   await writeFile(path.join(artifactsDir, ARTIFACT_FILES.oracleStderr), measured.judgement.stderr)
   return { ...measured, ...(tampered === undefined ? {} : { tampered }) }
-}
-
-/**
- * Waits for every one of `work` to settle, then gives their values, or
- * throws the reason of the first (in `work`'s order) that failed: what work
- * started together decides as if it had run one after another, and nothing
- * is left running behind a failure.
- */
-async function allInOrder<T extends readonly unknown[]>(work: { readonly [K in keyof T]: Promise<T[K]> }): Promise<T> {
-  const settled = await Promise.allSettled(work)
-  for (const result of settled) if (result.status === 'rejected') throw result.reason
-  return settled.map((result) => (result as PromiseFulfilledResult<unknown>).value) as unknown as T
 }
 
 /**
