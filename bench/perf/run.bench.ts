@@ -8,7 +8,7 @@ import { buildRecord, runTrial, type RunContext, type RunStage } from '../../src
 import type { GitFixTask } from '../../src/tasks/task.ts'
 import { repositoryName } from '../../src/tasks/repository-name.ts'
 import { readerGit } from '../../src/workspace/repository.ts'
-import { copyTemplate, parentTemplate, removeTemplate } from '../../src/workspace/template.ts'
+import { copyTemplate, parentTemplate } from '../../src/workspace/template.ts'
 
 /**
  * One whole run, as `executeRun` makes it (`runTrial`, then the record), of a
@@ -169,7 +169,8 @@ async function measureSize(files: number): Promise<SizeResult> {
       },
       { file: path.join(setDir, 'experiment.ts'), root },
     )
-    await removeTemplate(repo, task.metadata.base)
+    // Kept from an earlier invocation when `git status` finds it pristine (exporting 50,000 files is a minute of
+    // start-up); the runs' first, uncounted, checks it in full either way.
     const template = await parentTemplate(repo, task.metadata.base)
     console.log(`${files} files: repository and template ready in ${((performance.now() - started) / 1000).toFixed(1)} s (load ${load()})`)
     const agent = createAgent(experiment.spec.agent, { experimentDir: experiment.dir, root })
