@@ -6,8 +6,11 @@ import { ExitCode } from './exit-code.ts'
 
 export { ExitCode } from './exit-code.ts'
 
-/** Builds the `task-outcome` program with every command registered. */
-export function createProgram(): Command {
+/**
+ * Builds the `task-outcome` program with the command `argv` names registered, or every command when it names none
+ * (the program's --help, `help <command>`, a misspelled name: commander then lists or suggests them all).
+ */
+export async function createProgram(argv: readonly string[]): Promise<Command> {
   const program = new Command('task-outcome')
     .description(
       'Does a coding-agent add-on make the agent finish real tasks for less, without finishing fewer of them?\n' +
@@ -16,7 +19,9 @@ export function createProgram(): Command {
     .version(harnessVersion)
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
-  for (const register of commands) register(program)
+  const named = argv[2]
+  const loaders = named !== undefined && Object.hasOwn(commands, named) ? [commands[named]!] : Object.values(commands)
+  for (const register of await Promise.all(loaders.map((load) => load()))) register(program)
   return program
 }
 
@@ -28,7 +33,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     return 1
   }
   try {
-    await createProgram().parseAsync([...argv])
+    await (await createProgram(argv)).parseAsync([...argv])
     return 0
   } catch (error) {
     if (error instanceof ExitCode) return error.status
