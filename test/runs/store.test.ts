@@ -225,7 +225,7 @@ describe('runs.jsonl', () => {
     expect(() => appendRun(empty, next, { head: emptyHead })).toThrow(/changed by something other than the recorder since it read it empty \(now \d+ bytes, then 0;/)
   })
 
-  test('an append finds the line before it however long it is (a line of 65,535 bytes, one past 1 MiB), and counts the lines without a head', async () => {
+  test('an append finds the line before it however long it is (65,535 bytes, 70,000, one past 1 MiB), and counts the lines without a head', async () => {
     const file = await tempFile()
     const padded = (seed: number, length: number) => {
       const base = JSON.stringify({ ...sampleRecord({ seed, order: seed - 1, transcript: null, transcriptSha256: null }), pad: '', prevSha256: sha('') })
@@ -237,6 +237,11 @@ describe('runs.jsonl', () => {
     appendRun(file, sampleRecord({ seed: 3, order: 2, transcript: null, transcriptSha256: null }))
     expect(readRuns(file).records.map((r) => r.seed)).toEqual([1, 2, 3])
     expect(readAnchor(file)).toMatchObject({ lines: 3, pending: null })
+    // A last line longer than one 64 KiB read from the end.
+    const long = await tempFile()
+    await writeFile(long, formatRuns([padded(1, 70_000)]))
+    appendRun(long, sampleRecord({ seed: 2, order: 1, transcript: null, transcriptSha256: null }))
+    expect(readRuns(long).records.map((r) => r.seed)).toEqual([1, 2])
   })
 
   test('an append given the right head links the new line and returns the next head', async () => {
