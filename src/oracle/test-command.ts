@@ -1,6 +1,5 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import { pathToFileURL } from 'node:url'
 import { SpecError } from '../errors.ts'
 import { handOverWrites, isolatedSandbox, runProcess, UNSANDBOXED_HOST, type MountedOverlay } from '../sandbox/index.ts'
 import { dependencyMount, placeDependencies, type PreparedDependencies } from '../workspace/dependencies.ts'
@@ -86,7 +85,7 @@ export interface TestCommandOptions {
   readonly sandbox?: { readonly readOnly: readonly string[] }
   /** The PATH the command gets (the oracle's resolved toolchain); default: the host's. */
   readonly pathVariable?: string
-  /** An ES module every Node process of the command loads first (`--import` through NODE_OPTIONS); its folder is bound read-only. */
+  /** A CommonJS module every Node process of the command loads first (`--require` through NODE_OPTIONS); its folder is bound read-only. */
   readonly preload?: string
   /** A folder of the harness's own put first on PYTHONPATH (the oracle's pytest plugin, `pytest-guard.ts`), bound read-only. */
   readonly pythonPath?: string
@@ -138,7 +137,7 @@ export async function runTestCommand(options: TestCommandOptions): Promise<TestC
   const env = {
     ...testCommandEnv(options.home),
     ...(options.pathVariable === undefined ? {} : { PATH: options.pathVariable }),
-    ...(options.preload === undefined ? {} : { NODE_OPTIONS: `--import=${pathToFileURL(options.preload).href}` }),
+    ...(options.preload === undefined ? {} : { NODE_OPTIONS: `--require="${options.preload}"` }),
     ...(options.pythonPath === undefined ? {} : { PYTHONPATH: options.pythonPath }),
   }
   // HOME on the copy's tmpfs where it has one (the disk limit), bound at `home`; otherwise the folder itself.
