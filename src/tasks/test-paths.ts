@@ -65,6 +65,9 @@ export const TEST_INFRASTRUCTURE_GLOBS: readonly string[] = [
   '**/jest.setup.*',
   '**/karma.conf.*',
   '**/vitest.projects.*',
+  // Vitest's own names for a project's config file ((vitest|vite).*.config.*), which test.projects may list.
+  '**/vitest.*.config.*',
+  '**/vite.*.config.*',
   '**/tsconfig*.json',
   '**/jsconfig*.json',
 ]
