@@ -5,7 +5,4 @@ export const FAST_TESTS: Readonly<Record<string, readonly string[]>>
  * Splits `files` (listed files a change touched) into those with fast tests, the union of those tests (in the
  * map's order, each once), and those without.
  */
-export function fastTestsFor(
-  files: readonly string[],
-  map?: Readonly<Record<string, readonly string[]>>,
-): { mapped: string[]; testFiles: string[]; unmapped: string[] }
+export function fastTestsFor(files: readonly string[], map?: Readonly<Record<string, readonly string[]>>): { mapped: string[]; testFiles: string[]; unmapped: string[] }

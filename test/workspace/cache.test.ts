@@ -3,7 +3,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { execa, type ResultPromise } from 'execa'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { prepareDependencies, type DependencyRecipe, type PreparedDependencies } from '../../src/workspace/dependencies.ts'
+import type { DependencyRecipe, PreparedDependencies } from '../../src/workspace/dependencies.ts'
 import { PREPARE_COMMANDS } from '../../src/workspace/lockfiles.ts'
 import { vitestProjectFiles } from '../helpers/vitest-lockfile.ts'
 
