@@ -15,11 +15,19 @@ import { hostileArms, type HostileArms, writeStep } from './hostile-arms.ts'
 const slug = (body: string) => `export function slugify(text) {\n  return ${body}\n}\n`
 const BUGGY = "text.toLowerCase().replace(/ /g, '-')"
 const FIXED = "text.toLowerCase().trim().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '')"
-const slugTests = (extra: string) =>
-  `import { slugify } from '../src/slug.js'\n\ndescribe('slugify', () => {\n  it.each([['Hello', 'hello'], ['Two Words', 'two-words']${extra}])('turns %s into %s', (input, expected) => {\n    expect({ slug: slugify(input) }).toMatchObject({ slug: expected })\n  })\n})\n`
+/** The slug tests, with `extra` cases, each asserting `assertion` (written with `input` and `expected`). */
+const slugTests = (extra: string, assertion = 'expect({ slug: slugify(input) }).toMatchObject({ slug: expected })') =>
+  `import { slugify } from '../src/slug.js'\n\ndescribe('slugify', () => {\n  it.each([['Hello', 'hello'], ['Two Words', 'two-words']${extra}])('turns %s into %s', (input, expected) => {\n    ${assertion}\n  })\n})\n`
+/** A line that makes `matcher` pass everything, through expect.extend. */
+const extendPassing = (matcher: string) => `globalThis.expect.extend({ ${matcher}: () => ({ pass: true, message: () => '' }) })\n`
+/** The flags of a run the lock stopped: the parser's first (src/oracle/disarming/), then the oracle's, which alone made it unsolved. */
+const lockedFlags = (matcher: string) => [
+  expect.stringMatching(/^extends expect: /),
+  expect.stringMatching(new RegExp(`^oracle-disarmed: code in the test process tried to change a frozen assertion export \\(Cannot assign to read only property '${matcher}'`)),
+]
 const CONFIG = "export default { test: { projects: [{ test: { name: 'unit', include: ['test/**/*.test.js'] } }] } }\n"
 const HOSTILE: Record<string, string> = {
-  extend: "globalThis.expect.extend({ toMatchObject: () => ({ pass: true, message: () => '' }) })\n",
+  extend: extendPassing('toMatchObject'),
   chai: "globalThis.chai.use((chai, utils) => utils.overwriteMethod(chai.Assertion.prototype, 'toMatchObject', () => function () {}))\n",
   testers: 'globalThis.expect.addEqualityTesters([() => true])\n',
 }
@@ -51,11 +59,7 @@ describe('a Vitest repository whose test.projects do not extend the root config,
   it("records expect.extend from source unsolved with oracle-disarmed by the harness's lock in the project; gold solved, noop not", async () => {
     const extend = await record('extend')
     expect(extend).toMatchObject({ outcome: 'unsolved', solved: false, changedFiles: ['src/slug.js'] })
-    // The parser's flag first (src/oracle/disarming/), then the oracle's, which alone made the run unsolved.
-    expect(extend.integrityFlags).toEqual([
-      expect.stringMatching(/^extends expect: /),
-      expect.stringMatching(/^oracle-disarmed: code in the test process tried to change a frozen assertion export \(Cannot assign to read only property 'toMatchObject'/),
-    ])
+    expect(extend.integrityFlags).toEqual(lockedFlags('toMatchObject'))
     expect(await record('gold')).toMatchObject({ outcome: 'solved', integrityFlags: [] })
     expect(await record('noop')).toMatchObject({ outcome: 'unsolved', integrityFlags: [] })
   }, 300_000)
@@ -94,8 +98,7 @@ const PATH_CONFIG = "export default { test: { projects: ['vitest.unit.config.ts'
 const UNIT_CONFIG = "const include: string[] = ['test/slug.test.js']\nexport default { test: { name: 'unit', include } }\n"
 const EXTRA_CONFIG = "export default { root: '..', test: { name: 'extra', include: ['test/extra.test.js'] } }\n"
 const EXTRA_TESTS = "import { slugify } from '../src/slug.js'\n\nit('keeps a plain word', () => {\n  expect(slugify('word')).toBe('word')\n})\n"
-const toBeTests = (extra: string) =>
-  `import { slugify } from '../src/slug.js'\n\ndescribe('slugify', () => {\n  it.each([['Hello', 'hello'], ['Two Words', 'two-words']${extra}])('turns %s into %s', (input, expected) => {\n    expect(slugify(input)).toBe(expected)\n  })\n})\n`
+const toBeTests = (extra: string) => slugTests(extra, 'expect(slugify(input)).toBe(expected)')
 
 describe('a Vitest repository whose test.projects are paths to their own config files, through the real path', () => {
   let fixture: HarvestedFixture
@@ -116,9 +119,9 @@ describe('a Vitest repository whose test.projects are paths to their own config 
     )
     workspaceRoot = await mkdtemp(path.join(os.tmpdir(), 'disarmed-project-files-workspaces-'))
     const scripts = {
-      extend: writeStep('src/slug.js', `${slug(BUGGY)}globalThis.expect.extend({ toBe: () => ({ pass: true, message: () => '' }) })\n`),
+      extend: writeStep('src/slug.js', `${slug(BUGGY)}${extendPassing('toBe')}`),
       // A project config of the agent's: a setup file that passes every toBe, were the change to reach the copy.
-      config: `${writeStep('src/setup.js', "globalThis.expect.extend({ toBe: () => ({ pass: true, message: () => '' }) })\n")}${writeStep('vitest.unit.config.ts', "export default { test: { name: 'unit', include: ['test/slug.test.js'], setupFiles: ['./src/setup.js'] } }\n")}`,
+      config: `${writeStep('src/setup.js', extendPassing('toBe'))}${writeStep('vitest.unit.config.ts', "export default { test: { name: 'unit', include: ['test/slug.test.js'], setupFiles: ['./src/setup.js'] } }\n")}`,
     }
     ;({ record } = await hostileArms(fixture, { name: 'disarmed-vitest-project-files', scripts, workspaceRoot, oracleTimeoutSeconds: 90 }))
   }, 300_000)
@@ -136,10 +139,7 @@ describe('a Vitest repository whose test.projects are paths to their own config 
   it("records expect.extend({ toBe }) from source unsolved with oracle-disarmed by the harness's lock in the file's project; gold solved, noop not", async () => {
     const extend = await record('extend')
     expect(extend).toMatchObject({ outcome: 'unsolved', solved: false, changedFiles: ['src/slug.js'] })
-    expect(extend.integrityFlags).toEqual([
-      expect.stringMatching(/^extends expect: /),
-      expect.stringMatching(/^oracle-disarmed: code in the test process tried to change a frozen assertion export \(Cannot assign to read only property 'toBe'/),
-    ])
+    expect(extend.integrityFlags).toEqual(lockedFlags('toBe'))
     expect(await record('gold')).toMatchObject({ outcome: 'solved', integrityFlags: [] })
     expect(await record('noop')).toMatchObject({ outcome: 'unsolved', integrityFlags: [] })
   }, 300_000)

@@ -5,6 +5,7 @@ import { execa, type ResultPromise } from 'execa'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { DependencyRecipe, PreparedDependencies } from '../../src/workspace/dependencies.ts'
 import { PREPARE_COMMANDS } from '../../src/workspace/lockfiles.ts'
+import { minimalGitFixMetadata } from '../helpers/git-fix-metadata.ts'
 import { vitestProjectFiles } from '../helpers/vitest-lockfile.ts'
 
 // The cache as `task-outcome cache` shows and prunes it, run by the CLI itself as a user runs it. Two real
@@ -46,17 +47,7 @@ async function taskFolder(name: string, deps: PreparedDependencies): Promise<voi
   await writeFile(path.join(dir, 'task.md'), 'Fix it.\n')
   await writeFile(path.join(dir, 'oracle', 'test', 'a.test.js'), "import { test } from 'vitest'\ntest('a', () => {})\n")
   const metadata = {
-    id: name.slice(0, 3),
-    slug: name.slice(4),
-    kind: 'git-fix',
-    repo: path.join(scratch, 'repo'),
-    base: 'a'.repeat(40),
-    fix: 'b'.repeat(40),
-    gold_files: ['src/a.js'],
-    test_files: ['test/a.test.js'],
-    FAIL_TO_PASS: ['a'],
-    PASS_TO_PASS: [],
-    test_command: 'node_modules/.bin/vitest run --reporter=junit --outputFile={junit} {tests}',
+    ...minimalGitFixMetadata(name.slice(0, 3), name.slice(4), path.join(scratch, 'repo')),
     dependencies: { prepare: RECIPE.prepare, inputs: deps.inputs, mount: deps.mount },
   }
   await writeFile(path.join(dir, 'metadata.json'), `${JSON.stringify(metadata, null, 2)}\n`)

@@ -7,6 +7,7 @@ import { HarnessFailure } from '../../src/errors.ts'
 import { GitFixMetadataSchema, readRenamedField } from '../../src/tasks/metadata.ts'
 import { dependencyKey, dependencySeal, prepareDependencies, preparedRunner, type DependencyRecipe } from '../../src/workspace/dependencies.ts'
 import { RACY_MARGIN_MS } from '../../src/workspace/stat-seal.ts'
+import { minimalGitFixMetadata } from '../helpers/git-fix-metadata.ts'
 
 // Prepared dependency folders with a prepare command that needs neither npm nor network (a shell script making a
 // package with a bin), so the cache, the manifest check and the runner's version are tested on their own; the real
@@ -195,19 +196,7 @@ describe('prepared dependencies met by several processes at once', () => {
 })
 
 describe('the dependencies in metadata.json', () => {
-  const base = {
-    id: '001',
-    slug: 'x',
-    kind: 'git-fix',
-    repo: '../../repo',
-    base: 'a'.repeat(40),
-    fix: 'b'.repeat(40),
-    gold_files: ['src/a.js'],
-    test_files: ['test/a.test.js'],
-    FAIL_TO_PASS: ['a'],
-    PASS_TO_PASS: [],
-    test_command: 'node_modules/.bin/vitest run --reporter=junit --outputFile={junit} {tests}',
-  }
+  const base = minimalGitFixMetadata()
   it('defaults the mount to node_modules', () => {
     const parsed = GitFixMetadataSchema.parse({ ...base, dependencies: { prepare: 'npm ci --offline', inputs: { 'package-lock.json': 'c'.repeat(64) } } })
     expect(parsed.dependencies?.mount).toBe('node_modules')
