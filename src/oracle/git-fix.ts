@@ -169,6 +169,29 @@ function runTests(
   })
 }
 
+/**
+ * The fix's tests as they are, on a fresh oracle copy of the parent (with the
+ * agent's `agent.files` carried when given), the copy disposed after: no
+ * decoys, no canaries, no second channel, no preload, so nothing here can tell
+ * a disarmed report from a true one and it never decides solved. What the
+ * oracle's probe runs on the clean parent (`runFixTests`), and the baseline of
+ * the oracle's benchmark (`bench/perf/oracle-canaries.bench.ts`).
+ */
+export async function runPlainFixTests(
+  task: GitFixTask,
+  options: OracleOptions,
+  label: string,
+  dependencies: PreparedDependencies | null,
+  agent?: { dir: string; files: readonly string[] },
+): Promise<TestCommandRun> {
+  const copy = await prepareCopy(task, options, label, agent)
+  try {
+    return await runTests(task, copy, options, label, dependencies)
+  } finally {
+    await copy.dispose()
+  }
+}
+
 function allFailing(task: GitFixTask): ListedOutcome {
   const { FAIL_TO_PASS, PASS_TO_PASS } = task.metadata
   return {
@@ -247,9 +270,7 @@ export async function runFixTests(task: GitFixTask, workspace: Workspace, option
       notes.push(`${run.noResults}: counted as unsolved (every listed test failed)`)
       outcome = allFailing(task)
     } else {
-      const probeCopy = await prepareCopy(task, options, 'probe')
-      copies.push(probeCopy)
-      const probe = await runTests(task, probeCopy, options, 'probe', dependencies)
+      const probe = await runPlainFixTests(task, options, 'probe', dependencies)
       if (probe.results === null) {
         throw new HarnessFailure(
           'oracle',
