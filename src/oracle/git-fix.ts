@@ -50,16 +50,14 @@ interface PreparedCopy extends OracleCopy {
  * changes: each copied from the workspace without following a link on either
  * side (`workspace/inside.ts`); a FIFO, socket or device is not carried.
  */
-async function prepareCopy(task: GitFixTask, options: OracleOptions, label: string, agent?: { dir: string; files: readonly string[] }): Promise<PreparedCopy> {
-  const copy = await oracleCopy(
-    task.repo,
-    task.metadata.base,
-    options.scratchDir,
-    label,
-    options.sandbox === undefined ? 'copy' : 'overlay',
-    options.sandbox?.diskMb,
-    options.watchedTemplate,
-  )
+async function prepareCopy(
+  task: GitFixTask,
+  options: OracleOptions,
+  label: string,
+  agent?: { dir: string; files: readonly string[] },
+  mounted?: OracleCopy,
+): Promise<PreparedCopy> {
+  const copy = mounted ?? (await cleanCopy(task, options, label))
   try {
     const special: string[] = []
     for (const file of agent?.files ?? []) {
@@ -69,9 +67,26 @@ async function prepareCopy(task: GitFixTask, options: OracleOptions, label: stri
     await placeOracleTests(task, copy.dir)
     return { ...copy, special }
   } catch (error) {
-    await copy.dispose()
+    if (mounted === undefined) await copy.dispose()
     throw error
   }
+}
+
+/** The clean tree of the task's parent: an overlay for a sandboxed oracle, a copy on disk without. */
+function cleanCopy(task: GitFixTask, options: OracleOptions, label: string): Promise<OracleCopy> {
+  return oracleCopy(task.repo, task.metadata.base, options.scratchDir, label, options.sandbox === undefined ? 'copy' : 'overlay', options.sandbox?.diskMb, options.watchedTemplate)
+}
+
+/**
+ * The git-fix oracle's clean tree mounted ahead of `runFixTests`
+ * (`OracleOptions.mountedCopy`), for a sandboxed oracle only: its overlay
+ * holds nothing but the template until the oracle lays the agent's changes
+ * and the fix's tests in it. Without a sandbox the copy is a folder on the
+ * host that the agent's code could reach, so the oracle makes it itself, at
+ * the moment it needs it (undefined). The caller disposes what it mounted.
+ */
+export function mountFixCopy(task: GitFixTask, options: OracleOptions): Promise<OracleCopy> | undefined {
+  return options.sandbox === undefined ? undefined : cleanCopy(task, options, 'oracle')
 }
 
 function runnerFiles(task: GitFixTask): string[] {
@@ -242,16 +257,19 @@ export async function runFixTests(task: GitFixTask, workspace: Workspace, option
   ]
   const copies: OracleCopy[] = []
   try {
-    const prepared = await prepareCopy(task, options, 'oracle', { dir: workspace.dir, files: taken })
-    copies.push(prepared)
+    const mounted = await options.mountedCopy
+    const prepared = await prepareCopy(task, options, 'oracle', { dir: workspace.dir, files: taken }, mounted)
+    if (mounted === undefined) copies.push(prepared)
     const copy = prepared.dir
     if (prepared.special.length > 0) notes.push(`not carried (a FIFO, socket or device): ${prepared.special.join(', ')}`)
     await restoreTestFieldsOf(prepared, taken, notes)
     const laid = await layOracleChecks(task, copy, notes)
     const framework = frameworkOf(task)
+    const laidAt = performance.now()
     const run = await runTests(task, prepared, options, 'oracle', dependencies, framework === null ? null : { framework, files: laid.files, preload, pytestGuard })
-    // The test command's own run; what runTestCommand did before starting it (the mount point, the hand-over) is preparation.
-    options.onStage?.('oracle preparation', performance.now() - started - run.durationMs)
+    // Preparation: everything before the test command started (what runTestCommand did first included: the mount
+    // point, the hand-over); reading its report and the checks after it are judging.
+    options.onStage?.('oracle preparation', laidAt - started + run.preparedMs)
     options.onStage?.('test command', run.durationMs)
     if (options.signal?.aborted) throw new HarnessFailure('oracle', `${task.id}: the oracle was cancelled`, { retryable: false })
     notes.push(describeRun(run))

@@ -1,4 +1,5 @@
 import type { LimitName } from '../sandbox/index.ts'
+import type { OracleCopy } from './copy.ts'
 import type { OracleToolchain } from './toolchain.ts'
 import type { OracleResult } from './result.ts'
 
@@ -64,4 +65,12 @@ export interface OracleOptions {
    * and the diff have; undefined: the git-fix oracle reads the workspace.
    */
   readonly changedFiles?: readonly string[]
+  /**
+   * The git-fix oracle's clean tree, mounted by the caller ahead of the
+   * oracle (`mountOracleCopy`: a run's judging mounts it while it reads and
+   * writes down the agent's change), who also disposes it. The oracle lays
+   * the agent's changes and the fix's tests in it as into a copy of its own.
+   * Undefined: the oracle makes its own.
+   */
+  readonly mountedCopy?: Promise<OracleCopy>
 }

@@ -105,6 +105,8 @@ export interface TestCommandRun {
   readonly stdout: string
   readonly stderr: string
   readonly durationMs: number
+  /** What this call did before the command started (the report's file, HOME, the Vitest harness, the hand-over): the oracle's preparation. */
+  readonly preparedMs: number
 }
 
 /**
@@ -116,6 +118,7 @@ export interface TestCommandRun {
  * whether that is a harness failure.
  */
 export async function runTestCommand(options: TestCommandOptions): Promise<TestCommandRun> {
+  const called = performance.now()
   await rm(options.junitFile, { force: true })
   await mkdir(path.dirname(options.junitFile), { recursive: true })
   // In a sandbox the report is bound as a file of its own: the runner writes into it, but nothing in the test
@@ -187,6 +190,7 @@ export async function runTestCommand(options: TestCommandOptions): Promise<TestC
     stdout: result.stdout,
     stderr: result.stderr,
     durationMs,
+    preparedMs: started - called,
   }
   const ended = timedOut ? `timed out after ${options.timeoutMs} ms` : `exited ${result.exitCode ?? `on signal ${result.signal}`}`
   const xml = await readFile(limitedReport?.onHost ?? options.junitFile, 'utf8').catch(() => '')

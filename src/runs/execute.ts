@@ -4,7 +4,7 @@ import type { Agent, AgentRunResult } from '../agents/types.ts'
 import type { LimitName } from '../sandbox/index.ts'
 import { HarnessFailure, ProblemsError, SpecError, type Problem } from '../errors.ts'
 import type { LoadedExperiment } from '../experiment/load.ts'
-import { judge, touchesGoldFile, type OracleJudgement, type OracleOptions, type OracleStage } from '../oracle/index.ts'
+import { judge, mountOracleCopy, touchesGoldFile, type OracleJudgement, type OracleOptions, type OracleStage } from '../oracle/index.ts'
 import { scanForDisarming } from '../oracle/disarming/index.ts'
 import { createWorkspace } from '../workspace/index.ts'
 import { applyArmSetup } from '../workspace/setup.ts'
@@ -177,10 +177,11 @@ type Judged = Pick<TrialResult, 'judgement' | 'changedFiles' | 'integrityFlags' 
 
 /**
  * Stage 4: the agent's change read and written down, the task guard's look
- * before the oracle, the oracle, and the guard's look after it. A failure
- * after the agent ran that may be the agent's doing is decided on the clean
- * parent (`judgedOnCleanParent`); a task file or template written while the
- * oracle ran is `tampered` (the run is measured, kept out of runs.jsonl).
+ * before the oracle (the task files), the oracle, and the guard's look after
+ * it (the task files, the template's and the dependency folder's seals). A
+ * failure after the agent ran that may be the agent's doing is decided on the
+ * clean parent (`judgedOnCleanParent`); a task file or template written
+ * during the run is `tampered` (the run is measured, kept out of runs.jsonl).
  */
 async function judgeRun(context: RunContext, scope: RunScope, artifactsDir: string): Promise<Judged> {
   const { experiment, task } = context
@@ -196,6 +197,18 @@ async function judgeRun(context: RunContext, scope: RunScope, artifactsDir: stri
     // The guard looks after the oracle whatever happens in it (afterOracle below): the oracle need not walk the template's seal.
     ...(scope.guard.watchedTemplate === undefined ? {} : { watchedTemplate: scope.guard.watchedTemplate }),
   })
+  const options = oracleOptions(scope.scratch)
+  // The oracle's overlay (the template below, nothing above yet) is mounted while the agent's change is read and
+  // written down; the oracle lays that change and the fix's tests in it. Disposed here, beside the guard's last look.
+  const mounting = mountOracleCopy(task, options)
+  mounting?.catch(() => undefined)
+  let disposing: Promise<void> | undefined
+  const disposeMounted = () =>
+    (disposing ??=
+      mounting?.then(
+        (copy) => copy.dispose(),
+        () => undefined,
+      ) ?? Promise.resolve())
   let measured: Pick<TrialResult, 'judgement' | 'changedFiles' | 'integrityFlags' | 'harnessError'>
   try {
     // One read of the agent's changes: the scan, the diff and the oracle all take these.
@@ -211,17 +224,23 @@ async function judgeRun(context: RunContext, scope: RunScope, artifactsDir: stri
     })
     await writeFile(path.join(artifactsDir, ARTIFACT_FILES.diff), await changes.diff())
     await scope.guard.beforeOracle()
-    const judgement = await judge(task, scope.workspace, { ...oracleOptions(scope.scratch), changedFiles })
+    const judgement = await judge(task, scope.workspace, { ...options, changedFiles, ...(mounting === undefined ? {} : { mountedCopy: mounting }) })
     measured = { judgement, changedFiles, integrityFlags }
   } catch (error) {
+    await disposeMounted().catch(() => undefined)
     if (!measuresTheAgent(error, context.signal)) throw error
     measured = await judgedOnCleanParent(context, error, scope.workspaceRoot, scope.sandboxed, oracleOptions(path.join(scope.scratch, 'clean-parent')))
   }
   let tampered: HarnessFailure | undefined
-  await scope.guard.afterOracle().catch((error: unknown) => {
-    if (!(error instanceof HarnessFailure) || error.reason !== 'tampered') throw error
-    tampered = error
-  })
+  const [disposed, looked] = await Promise.allSettled([
+    disposeMounted(),
+    scope.guard.afterOracle().catch((error: unknown) => {
+      if (!(error instanceof HarnessFailure) || error.reason !== 'tampered') throw error
+      tampered = error
+    }),
+  ])
+  if (looked.status === 'rejected') throw looked.reason
+  if (disposed.status === 'rejected') throw disposed.reason
   await writeFile(path.join(artifactsDir, ARTIFACT_FILES.oracleStdout), measured.judgement.stdout)
   await writeFile(path.join(artifactsDir, ARTIFACT_FILES.oracleStderr), measured.judgement.stderr)
   return { ...measured, ...(tampered === undefined ? {} : { tampered }) }

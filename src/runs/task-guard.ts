@@ -17,13 +17,17 @@ import { sha256 } from '../shared/sha256.ts'
  * file's git blob hash and mode) against what it was made from (the fix's
  * parent commit in the source repository, or the task's `starting/`) the first
  * time a process meets it, and sealed then (`StatSeal`: every entry's inode,
- * size, mtime and ctime, kept in this process's memory). Before every oracle
+ * size, mtime and ctime, kept in this process's memory). After every oracle
  * the seal must not have moved: an unmoved seal proves the template held what
- * was checked all along, this run included, so a run needs no content check
- * before it starts. A moved seal means the content check again, and an entry
- * written since the run began, even put back, is tampering too. Any
- * difference stops the experiment (`HarnessFailure('tampered')`, never
- * retried) naming the file; the run is not recorded.
+ * was checked all along, this run and its oracle included, so a run needs no
+ * content check before it starts, and no walk of the seal before its oracle
+ * (the look after it covers that moment too, one `lstat` per entry once a
+ * run). A moved seal means the content check again, and an entry written
+ * since the run began, even put back, is tampering too. The task's prepared
+ * dependency folder is sealed the same way, and its seal walked before the
+ * oracle as well as after (the oracle runs the runner it holds). Any difference
+ * stops the experiment (`HarnessFailure('tampered')`, never retried) naming
+ * the file; the run is not recorded.
  */
 
 /** One file as a tree lists it: git's mode and blob hash. */
@@ -122,7 +126,7 @@ function firstDifference(actual: ReadonlyMap<string, Entry>, expected: ReadonlyM
   return undefined
 }
 
-/** Guards one run: made before the run, checked again before the oracle. */
+/** Guards one run: made before the run, checked again before the oracle (the task files) and after it (everything). */
 export class TaskGuard {
   readonly #task: Task
   readonly #root: string
@@ -181,13 +185,13 @@ export class TaskGuard {
   /**
    * Before the agent starts: the template's content against what it was made
    * from, unless this process already did so and sealed it, and the folder is
-   * still the one sealed (then the seal's check before the oracle covers this
+   * still the one sealed (then the seal's check after the oracle covers this
    * run from its start).
    */
   async watchTemplate(template: string): Promise<void> {
     const key = `${template}\0${expectedKey(this.#task)}`
     const sealed = sealedTemplates.get(key)
-    // A template exported anew since (a new folder) is checked in full now rather than found moved before the oracle.
+    // A template exported anew since (a new folder) is checked in full now rather than found moved after the oracle.
     if (sealed !== undefined && !sealed.folderMoved()) {
       this.#template = { dir: template, key, seal: sealed }
       return
@@ -213,7 +217,7 @@ export class TaskGuard {
     this.#dependencies = { prepared: dependencies, seal }
   }
 
-  /** Before the oracle: nothing in the folder moved since its seal (a racy seal: its content matches the manifest again). */
+  /** Before and after the oracle: nothing in the folder moved since its seal (a racy seal: its content matches the manifest again). */
   async #checkDependencies(when: string): Promise<void> {
     if (this.#dependencies === undefined) return
     const { prepared, seal } = this.#dependencies
@@ -223,31 +227,50 @@ export class TaskGuard {
     if (seal.racy && !(await dependencyContentMatches(prepared))) throw tampered(`${where} no longer matches its manifest`)
   }
 
-  /** The template folder whose seal this guard checks before and after the oracle (undefined until `watchTemplate`). */
+  /** The template folder whose seal this guard checks after the oracle (undefined until `watchTemplate`). */
   get watchedTemplate(): string | undefined {
     return this.#template?.dir
   }
 
-  /** Before the oracle: the same checks again, and nothing written to since the run began, even if put back. */
+  /**
+   * Before the oracle: the prepared dependency folder's seal (the oracle runs
+   * the runner it holds: a modified one never judges) and the task files (the
+   * oracle reads them: the fix's tests, `verify.sh`), none written to since
+   * the run began, even if put back. The template's seal is not walked here:
+   * the look after the oracle follows every oracle of a run and covers this
+   * moment too (a write now has moved it then); a sandboxed agent never sees
+   * the template, and without a sandbox the oracle's copy on disk is made
+   * through `parentTemplate`, which walks the seal itself and exports a moved
+   * template anew.
+   */
   async beforeOracle(): Promise<void> {
-    await this.#checkAgain('before the oracle')
+    const when = 'before the oracle'
+    await this.#checkDependencies(when)
+    await this.#checkTaskFiles(when)
   }
 
   /**
-   * After the oracle: the same checks once more. The oracle runs the agent's
-   * code (the tests import it; `verify.sh` runs over it), so a task file or
-   * template written while it ran is found here, and the experiment stops.
+   * After the oracle: the dependency folder's seal and the task files once
+   * more, and the template's seal. The oracle runs the agent's code (the
+   * tests import it; `verify.sh` runs over it), so a task file or template
+   * written while it ran, or earlier in the run, is found here, and the
+   * experiment stops.
    */
   async afterOracle(): Promise<void> {
-    await this.#checkAgain('after the oracle')
+    const when = 'after the oracle'
+    await this.#checkDependencies(when)
+    await this.#checkTaskFiles(when)
+    await this.#checkTemplate(when)
   }
 
-  async #checkAgain(when: string): Promise<void> {
-    await this.#checkDependencies(when)
+  async #checkTaskFiles(when: string): Promise<void> {
     const ctimes = await this.#checkFiles(when)
     for (const [file, ctime] of this.#fileCtimes) {
       if (ctimes.get(file) !== ctime) throw tampered(`${this.#task.id}: ${when}, task file ${file} was written during the run (its change time moved), even if its content is back`)
     }
+  }
+
+  async #checkTemplate(when: string): Promise<void> {
     if (this.#template === undefined) return
     const { dir, key, seal } = this.#template
     if (!seal.racy && (await seal.firstMoved()) === undefined) return

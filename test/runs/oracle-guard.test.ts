@@ -57,7 +57,7 @@ async function freshWorkspace(): Promise<Workspace> {
 
 describe('the oracle under the task guard', () => {
   let rewritten: Workspace
-  it('mounts the watched template without walking its seal; a parent rewritten after the look before the oracle (size and mtime put back) is found after it: tampered', async () => {
+  it('mounts the watched template without walking its seal; a parent rewritten after the look before the oracle (size and mtime put back) is found by the look after it: tampered', async () => {
     const workspace = await freshWorkspace()
     rewritten = workspace
     const guard = await TaskGuard.beforeRun(task, path.dirname(task.dir))

@@ -12,7 +12,7 @@ import { folderTemplate } from '../../src/workspace/template.ts'
 import { writeFolderTasks } from '../helpers/experiment-fixture.ts'
 
 // The guard's template check across runs of one process, called as the executor calls it (beforeRun, watchTemplate
-// once the workspace exists, beforeOracle after the agent): the first run checks the template's content and seals it;
+// once the workspace exists, beforeOracle after the agent, afterOracle): the first run checks the template's content and seals it;
 // later runs rely on the seal, and a moved seal sends the template through the content check again. Each test has a
 // task (and so a template) of its own, made older than the racy margin so that its seal is trusted.
 
@@ -23,12 +23,13 @@ afterAll(async () => {
 
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-/** One guarded run without an agent; `during` is what happens between the workspace and the oracle. */
+/** One guarded run without an agent or an oracle; `during` is what happens between the workspace and the oracle. */
 async function guardedRun(task: Task, root: string, template: string, during: () => Promise<void> = async () => undefined): Promise<void> {
   const guard = await TaskGuard.beforeRun(task, root)
   await guard.watchTemplate(template)
   await during()
   await guard.beforeOracle()
+  await guard.afterOracle()
 }
 
 /** A folder task, its template (older than the racy margin) and one clean run that sealed it. */
@@ -67,16 +68,16 @@ describe('the template check across the runs of one process', () => {
       () => undefined,
       (error: unknown) => error as Error,
     )
-    expect(failure?.message).toMatch(/before the oracle, its template .* changed since this process checked it \(.*\): value\.txt changed/)
+    expect(failure?.message).toMatch(/after the oracle, its template .* changed since this process checked it \(.*\): value\.txt changed/)
     const checkedAt = Date.parse(/checked it \(([^)]+)\)/.exec(failure!.message)![1]!)
     expect(checkedAt).toBeGreaterThanOrEqual(sealedWithin[0])
     expect(checkedAt).toBeLessThanOrEqual(sealedWithin[1])
   })
 
-  test('a sealed template rewritten between runs with its size and mtime put back stops the next run before its oracle, naming the file', async () => {
+  test('a sealed template rewritten between runs with its size and mtime put back stops the next run at the look after its oracle, naming the file', async () => {
     const { task, root, template, file } = await sealedTask()
     await rewriteKeepingMtime(file, 'right\n')
-    await expect(guardedRun(task, root, template)).rejects.toThrow(/before the oracle, its template .* changed since this process checked it \(.*\): value\.txt changed/)
+    await expect(guardedRun(task, root, template)).rejects.toThrow(/after the oracle, its template .* changed since this process checked it \(.*\): value\.txt changed/)
   })
 
   test('a sealed template written during a later run and put back, mtime too, stops that run by its change time', async () => {
@@ -86,13 +87,22 @@ describe('the template check across the runs of one process', () => {
       await rewriteKeepingMtime(file, 'right\n')
       await rewriteKeepingMtime(file, original)
     })
-    await expect(run).rejects.toThrow(/before the oracle, template entry value\.txt was written during the run \(its change time moved\), even if its content is back/)
+    await expect(run).rejects.toThrow(/after the oracle, template entry value\.txt was written during the run \(its change time moved\), even if its content is back/)
+  })
+
+  test("the look before the oracle leaves the template's seal unwalked (one walk a run): a write then is found by the look after the oracle", async () => {
+    const { task, root, template, file } = await sealedTask()
+    const guard = await TaskGuard.beforeRun(task, root)
+    await guard.watchTemplate(template)
+    await rewriteKeepingMtime(file, 'right\n')
+    await expect(guard.beforeOracle()).resolves.toBeUndefined()
+    await expect(guard.afterOracle()).rejects.toThrow(/after the oracle, its template .* changed since this process checked it \(.*\): value\.txt changed/)
   })
 
   test('a file added to a sealed template during a run stops it, naming the file', async () => {
     const { task, root, template } = await sealedTask()
     const run = guardedRun(task, root, template, () => writeFile(path.join(template, 'planted.txt'), 'x\n'))
-    await expect(run).rejects.toThrow(/before the oracle, its template .* changed since this process checked it \(.*\): planted\.txt was added/)
+    await expect(run).rejects.toThrow(/after the oracle, its template .* changed since this process checked it \(.*\): planted\.txt was added/)
   })
 
   test('a template touched and put back well before a run began passes that run, and is sealed again', async () => {
@@ -103,7 +113,7 @@ describe('the template check across the runs of one process', () => {
     await guardedRun(task, root, template)
     // Sealed again: a change now is found by the new seal.
     await rewriteKeepingMtime(file, 'right\n')
-    await expect(guardedRun(task, root, template)).rejects.toThrow(/before the oracle, its template .*: value\.txt changed/)
+    await expect(guardedRun(task, root, template)).rejects.toThrow(/after the oracle, its template .*: value\.txt changed/)
   })
 
   test('a template exported anew between runs (a new folder) is checked in full before the next run, which passes', async () => {

@@ -67,7 +67,7 @@ describe('the task folder and the template, hashed before every run and every or
    * A hostile agent that writes into its (unsandboxed) run's template, of a
    * `starting/` of its own, published before the run and older than the racy
    * margin, so the run's first check seals it and only the seal's check
-   * before the oracle can find the write.
+   * after the oracle can find the write.
    */
   async function sealedTemplateFixture(script: (file: string) => string) {
     const tasks = simpleTasks(1).map((task) => ({ ...task, starting: { ...task.starting, 'unique.txt': `${randomUUID()}\n` } }))
@@ -83,11 +83,11 @@ describe('the task folder and the template, hashed before every run and every or
     return hostileFixture(script(path.join(sealed, 'value.txt')), tasks)
   }
 
-  test('a sealed template rewritten during the run with its size and mtime put back stops the experiment before the oracle; the run is not recorded', async () => {
+  test('a sealed template rewritten during the run with its size and mtime put back stops the experiment at the look after the oracle; the run is not recorded', async () => {
     const fixture = await sealedTemplateFixture((file) => `touch -r "${file}" "$HOME/times"\nprintf 'right\\n' > "${file}"\ntouch -m -r "$HOME/times" "${file}"`)
     const result = await fixture.vitest(['-t', 'hostile'])
     expect(result.exitCode).not.toBe(0)
-    expect(result.all).toMatch(/harness failure \(tampered\).*before the oracle, its template .* changed during the run: value\.txt changed/)
+    expect(result.all).toMatch(/harness failure \(tampered\).*after the oracle, its template .* changed during the run: value\.txt changed/)
     expect(await fixture.runs()).toEqual([])
   })
 
@@ -98,7 +98,7 @@ describe('the task folder and the template, hashed before every run and every or
     const result = await fixture.vitest(['-t', 'hostile'])
     expect(result.exitCode).not.toBe(0)
     expect(result.all).toMatch(
-      /harness failure \(tampered\).*before the oracle, template entry value\.txt was written during the run \(its change time moved\), even if its content is back/,
+      /harness failure \(tampered\).*after the oracle, template entry value\.txt was written during the run \(its change time moved\), even if its content is back/,
     )
     expect(await fixture.runs()).toEqual([])
   })
