@@ -18,8 +18,9 @@ import { copyTemplate, parentTemplate } from '../../src/workspace/template.ts'
  * Each stage is timed through `RunContext.onStage`: the run's scope
  * (workspace, dependencies, environment, sandbox, the task guard's first
  * look), arm setup and the snapshot, the agent, judging (the agent's change
- * read, the guard's looks, the oracle: its preparation and its test command's
- * own run), disposal, the record. The harness's share is the run's whole
+ * read and written down while the oracle's overlay is mounted, the guard's
+ * looks, the oracle: its preparation up to its test command's start, the
+ * command's own run, its report read and checked), disposal, the record. The harness's share is the run's whole
  * time less the agent's and the test command's. The baseline, measured in
  * the same run on the same template: the oracle's copy as it was made before
  * it was an overlay (`copyTemplate` on the system temp folder, a disk here).
@@ -219,10 +220,10 @@ async function measureSize(files: number): Promise<SizeResult> {
       ['workspace (run scope: workspace, dependencies, environment, sandbox, guard)', stage('workspace')],
       ['setup (arm setup, snapshot)', stage('setup')],
       ['agent (the command agent in its sandbox)', stage('agent')],
-      ['oracle preparation (changes read, overlay mounted, tests and canaries laid)', stage('oracle preparation')],
+      ['oracle preparation (its overlay awaited, changes, tests and canaries laid)', stage('oracle preparation')],
       ['test command (its own run, sandboxed)', stage('test command')],
       [
-        'judging besides the oracle (changes, diff, scan, guard before and after)',
+        'judging besides (changes, diff, scan beside the mount; guard; report read)',
         median(runs.map((run) => (run.stages.judging ?? 0) - (run.stages['oracle preparation'] ?? 0) - (run.stages['test command'] ?? 0))),
       ],
       ['dispose (workspace, sandbox)', stage('dispose')],
