@@ -5,7 +5,7 @@ import { Bench } from 'tinybench'
 import { layDecoys } from '../../src/oracle/canaries/decoys.ts'
 import { canaryFramework } from '../../src/oracle/canaries/framework.ts'
 import { layCanaries, takenNames } from '../../src/oracle/canaries/lay.ts'
-import { runFixTests, runPlainFixTests } from '../../src/oracle/git-fix.ts'
+import { mountFixCopy, runFixTests, runPlainFixTests } from '../../src/oracle/git-fix.ts'
 import type { OracleOptions } from '../../src/oracle/judgement.ts'
 import { evaluateListed } from '../../src/oracle/junit/outcome.ts'
 import { writeNodePreload } from '../../src/oracle/preload.ts'
@@ -29,14 +29,18 @@ import { type BenchRow, benchRows, printBenchTable } from './table.ts'
  * tests) with the gold change in a sandboxed overlay workspace, the agent's
  * change read as a run reads it. Checked: `runFixTests` itself, sandboxed as
  * `executeRun` builds its options (bubblewrap, the run's read-only mounts and
- * the resolved toolchain, the workspace's template watched): the preload
- * written, an overlay copy of the template mounted, the agent's change and
- * the fix's tests placed, the checks laid, the sandboxed test command, the
- * report, the canaries' check and the second channel read, the copy
- * disposed. Baseline: the same oracle without the checks, which is what its
- * probe on the clean parent runs (`runPlainFixTests`, carrying the agent's
- * change here) plus the report's reading against the listed tests. Target:
- * the checked oracle's time under 1.1× the baseline's.
+ * the resolved toolchain, the workspace's template watched, the overlay copy
+ * of the template mounted ahead by `mountFixCopy` and disposed after, as a
+ * run's judging does): the preload written, the agent's change and the fix's
+ * tests placed, the checks laid, the sandboxed test command, the report, the
+ * canaries' check and the second channel read. Baseline: the same oracle
+ * without the checks, which is what its probe on the clean parent runs
+ * (`runPlainFixTests`: the copy mounted, the agent's change, here, and the
+ * fix's tests placed, the test command, the copy disposed) plus the report's
+ * reading against the listed tests. Both arms pay the mount and the disposal
+ * in line (a run overlaps them with reading the agent's change and the
+ * guard's last look). Target: the checked oracle's time under 1.1× the
+ * baseline's.
  *
  * A second pair times the bare test command alone, unsandboxed on a plain
  * copy with the fix's tests (`runTestCommand`), with and without the checks
@@ -100,12 +104,20 @@ export default async function run(): Promise<void> {
     changedFiles,
   })
   // One scratch folder per arm, reused (the oracle's copies are disposed by it; removing the rest is the run's scope's).
+  // As a run's judging does: the copy mounted ahead (there while the agent's change is read) and disposed after.
   const checkedOracle = async () => {
-    const judgement = await runFixTests(task, workspace, {
-      ...options(path.join(scratch, 'checked')),
-      onStage: (stage, ms) => void (stage === 'test command' && stages.checkedOracle.push(ms)),
-    })
-    if (!judgement.solved || (judgement.integrityFlags ?? []).length > 0) throw new Error(`the checked oracle did not solve the gold change:\n${judgement.stderr.slice(0, 2000)}`)
+    const opts = options(path.join(scratch, 'checked'))
+    const mounting = mountFixCopy(task, opts)!
+    try {
+      const judgement = await runFixTests(task, workspace, {
+        ...opts,
+        mountedCopy: mounting,
+        onStage: (stage, ms) => void (stage === 'test command' && stages.checkedOracle.push(ms)),
+      })
+      if (!judgement.solved || (judgement.integrityFlags ?? []).length > 0) throw new Error(`the checked oracle did not solve the gold change:\n${judgement.stderr.slice(0, 2000)}`)
+    } finally {
+      await (await mounting).dispose()
+    }
   }
   const oracle = async () => {
     const dependencies = await taskDependencies(task, { pathVariable: toolchain.path })
