@@ -16,7 +16,7 @@ export const DEFAULT_SOURCE_GLOBS: readonly string[] = ['**/*.{py,js,jsx,mjs,cjs
  * What decides how an interpreter, a package manager or a test runner starts,
  * whatever the code says: package-manager configuration, interpreter start-up
  * hooks and version pins, the test runners', bundler's and transpiler's
- * configuration. Test infrastructure (below) holds all of it, and a folder
+ * configuration (TypeScript's included). Test infrastructure (below) holds all of it, and a folder
  * task's oracle copy always has it as `starting/` does
  * (`PLANTED_CONFIGURATION_GLOBS` in `oracle/folder-defaults.ts`).
  */
@@ -37,6 +37,11 @@ export const RUNNER_CONFIGURATION_GLOBS: readonly string[] = [
   '**/setup.cfg',
   '**/vitest.config.*',
   '**/vite.config.*',
+  // Vitest's own names for a project's config file ((vitest|vite).*.config.*), which test.projects may list, and its workspace file.
+  '**/vitest.*.config.*',
+  '**/vite.*.config.*',
+  '**/vitest.workspace.*',
+  '**/tsconfig*.json',
   '**/jest.config.*',
   '**/.mocharc*',
   '**/babel.config.*',
@@ -60,15 +65,10 @@ export const TEST_INFRASTRUCTURE_GLOBS: readonly string[] = [
   '**/spec/**',
   ...RUNNER_CONFIGURATION_GLOBS,
   '**/noxfile.py',
-  '**/vitest.workspace.*',
   '**/vitest.setup.*',
   '**/jest.setup.*',
   '**/karma.conf.*',
   '**/vitest.projects.*',
-  // Vitest's own names for a project's config file ((vitest|vite).*.config.*), which test.projects may list.
-  '**/vitest.*.config.*',
-  '**/vite.*.config.*',
-  '**/tsconfig*.json',
   '**/jsconfig*.json',
 ]
 

@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { describe, expect, test } from 'vitest'
+import { PLANTED_CONFIGURATION_GLOBS } from '../../src/oracle/folder-defaults.ts'
 import { restoreProtected } from '../../src/oracle/protect.ts'
 import { createExperimentFixture } from '../helpers/experiment-fixture.ts'
 
@@ -21,6 +22,25 @@ describe("a folder task's protected paths", () => {
     expect(await readFile(path.join(copy, 'data', 'b.csv'), 'utf8')).toBe('id,value\n3,4\n')
     await expect(readFile(path.join(copy, 'data', 'extra.csv'))).rejects.toThrow()
     expect(await readFile(path.join(copy, 'code.sh'), 'utf8')).toBe('echo fixed\n')
+  })
+})
+
+describe("a folder task's planted runner configuration (PLANTED_CONFIGURATION_GLOBS)", () => {
+  test('is as starting/ has it on the copy: a planted tsconfig, Vitest workspace or project config removed, a changed one put back', async () => {
+    const starting = await mkdtemp(path.join(os.tmpdir(), 'task-outcome-starting-'))
+    const copy = await mkdtemp(path.join(os.tmpdir(), 'task-outcome-copy-'))
+    await writeFile(path.join(starting, 'tsconfig.json'), '{ "compilerOptions": { "strict": true } }\n')
+    await writeFile(path.join(starting, 'total.ts'), 'export const total = 1\n')
+    await mkdir(path.join(copy, 'packages', 'a'), { recursive: true })
+    const planted = ['tsconfig.build.json', 'vitest.workspace.ts', 'vitest.unit.config.ts', 'packages/a/vite.e2e.config.mjs', 'packages/a/tsconfig.json', '.nvmrc', '.npmrc']
+    for (const file of planted) await writeFile(path.join(copy, file), 'planted\n')
+    await writeFile(path.join(copy, 'tsconfig.json'), '{ "compilerOptions": { "strict": false } }\n')
+    await writeFile(path.join(copy, 'total.ts'), 'export const total = 2\n')
+    expect(await restoreProtected(copy, starting, PLANTED_CONFIGURATION_GLOBS)).toEqual([...planted, 'tsconfig.json'].sort())
+    expect(await readFile(path.join(copy, 'tsconfig.json'), 'utf8')).toBe('{ "compilerOptions": { "strict": true } }\n')
+    for (const file of planted) await expect(readFile(path.join(copy, file))).rejects.toThrow()
+    // Code is the agent's to change.
+    expect(await readFile(path.join(copy, 'total.ts'), 'utf8')).toBe('export const total = 2\n')
   })
 })
 
