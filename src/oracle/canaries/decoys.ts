@@ -1,6 +1,7 @@
 import { randomInt } from 'node:crypto'
 import { readFile, writeFile } from 'node:fs/promises'
 import path from 'node:path'
+import { closing, splitArgs } from './call-args.ts'
 import { pick } from './family.ts'
 import type { CanaryFramework } from './framework.ts'
 import type { Canary } from './lay.ts'
@@ -44,43 +45,6 @@ function otherLiteral(literal: string): string {
   }
   const quote = literal[0]!
   return `${quote}${pick(['ember', 'quartz', 'saffron', 'tundra', 'willow', 'zephyr'])}-${randomInt(100, 999)}${quote}`
-}
-
-/** The index just past the parenthesis that closes the one at `open`, or -1 (quotes and template strings skipped). */
-function closing(text: string, open: number): number {
-  let depth = 0
-  for (let i = open; i < text.length; i++) {
-    const c = text[i]!
-    if (c === "'" || c === '"' || c === '`') {
-      const end = text.indexOf(c, i + 1)
-      if (end < 0) return -1
-      i = end
-    } else if (c === '(' || c === '[' || c === '{') depth++
-    else if (c === ')' || c === ']' || c === '}') {
-      depth--
-      if (depth === 0) return c === ')' ? i + 1 : -1
-    }
-  }
-  return -1
-}
-
-/** The top-level comma-separated parts of an argument list's text. */
-function splitArgs(text: string): string[] {
-  const parts: string[] = []
-  let depth = 0
-  let start = 0
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!
-    if (c === "'" || c === '"' || c === '`') i = Math.max(i, text.indexOf(c, i + 1))
-    else if (c === '(' || c === '[' || c === '{') depth++
-    else if (c === ')' || c === ']' || c === '}') depth--
-    else if (c === ',' && depth === 0) {
-      parts.push(text.slice(start, i).trim())
-      start = i + 1
-    }
-  }
-  parts.push(text.slice(start).trim())
-  return parts.filter((part) => part !== '')
 }
 
 const WHOLE_LITERAL = new RegExp(`^${LITERAL}$`)

@@ -12,11 +12,26 @@ import type { CanaryFramework } from './framework.ts'
 /** Whether a canary must fail or must pass. */
 export type CanaryKind = 'must-fail' | 'must-pass'
 
+/** How the canaries of one test file are written, so that they look like its own assertions. */
+export interface CanaryStyle {
+  /** The assertion binding's name (assert / expect) in the canaries' block. */
+  readonly assert: string
+  /**
+   * The file calls `ok()` or the assertion module itself with no message: so
+   * do the canaries (a message only they carried would tell them from the
+   * real tests to code that handed the file a fake assert), paying what a
+   * failing message-less call costs (node reads and parses its own source to
+   * word one, about 13 ms).
+   */
+  readonly plainOk: boolean
+}
+
 /** One shape: the assertion method it exercises and its code for either kind. */
 interface Shape {
+  /** The method (`ok`, `deepEqual`, …), or `assert()` for a call of the assertion module itself. */
   readonly method: string
-  /** The assertion statement(s); `a` is the assertion binding's name (assert / expect). */
-  code(kind: CanaryKind, names: { readonly assert: string }, draw: Draw): string
+  /** The assertion statement(s). */
+  code(kind: CanaryKind, style: CanaryStyle, draw: Draw): string
   /** The statement needs an async test body. */
   readonly async?: boolean
 }
@@ -85,6 +100,9 @@ export function draw(): Draw {
 }
 
 const q = (text: string) => `'${text}'`
+/** A comparison that is false for a must-fail canary, true for a must-pass one. */
+const truthy = (kind: CanaryKind, d: Draw) => (kind === 'must-fail' ? `${d.large} < ${d.small}` : `${d.small} < ${d.large}`)
+const message = (style: CanaryStyle, d: Draw) => (style.plainOk ? '' : `, ${q(d.word)}`)
 
 const NODE_SHAPES: readonly Shape[] = [
   { method: 'equal', code: (k, { assert }, d) => `${assert}.equal(${d.small}, ${k === 'must-fail' ? d.large : d.small})` },
@@ -97,8 +115,9 @@ const NODE_SHAPES: readonly Shape[] = [
   { method: 'notEqual', code: (k, { assert }, d) => `${assert}.notEqual(${d.large}, ${k === 'must-fail' ? d.large : d.small})` },
   { method: 'notStrictEqual', code: (k, { assert }, d) => `${assert}.notStrictEqual(${q(d.other)}, ${q(k === 'must-fail' ? d.other : d.word)})` },
   { method: 'notDeepStrictEqual', code: (k, { assert }, d) => `${assert}.notDeepStrictEqual([${d.small}], [${k === 'must-fail' ? d.small : d.large}])` },
-  // With a message: a failing ok() without one reads and parses its own source file to build one (about 13 ms).
-  { method: 'ok', code: (k, { assert }, d) => `${assert}.ok(${k === 'must-fail' ? `${d.large} < ${d.small}` : `${d.small} < ${d.large}`}, ${q(d.word)})` },
+  // A message unless the file's own calls have none (CanaryStyle.plainOk).
+  { method: 'ok', code: (k, style, d) => `${style.assert}.ok(${truthy(k, d)}${message(style, d)})` },
+  { method: 'assert()', code: (k, style, d) => `${style.assert}(${truthy(k, d)}${message(style, d)})` },
   { method: 'match', code: (k, { assert }, d) => `${assert}.match(${q(d.word)}, /${k === 'must-fail' ? d.other : d.word.slice(0, 4)}/)` },
   { method: 'doesNotMatch', code: (k, { assert }, d) => `${assert}.doesNotMatch(${q(d.word)}, /${k === 'must-fail' ? d.word.slice(1, 5) : d.other}/)` },
   {
@@ -181,7 +200,7 @@ export interface CanaryAssertion {
  * disarm of exactly the methods the real tests use is still caught), then
  * random ones.
  */
-export function drawAssertions(framework: CanaryFramework, assertName: string, usedMethods: readonly string[], mustFail: number, mustPass: number): CanaryAssertion[] {
+export function drawAssertions(framework: CanaryFramework, style: CanaryStyle, usedMethods: readonly string[], mustFail: number, mustPass: number): CanaryAssertion[] {
   const shapes = shapesOf(framework)
   const used = shapes.filter((shape) => usedMethods.includes(shape.method))
   const failing: Shape[] = [...new Set(used)]
@@ -190,7 +209,7 @@ export function drawAssertions(framework: CanaryFramework, assertName: string, u
   const make = (shape: Shape, kind: CanaryKind): CanaryAssertion => ({
     kind,
     method: shape.method,
-    code: shape.code(kind, { assert: assertName }, draw()),
+    code: shape.code(kind, style, draw()),
     async: shape.async === true,
   })
   return [...failing.map((shape) => make(shape, 'must-fail')), ...passing.map((shape) => make(shape, 'must-pass'))]

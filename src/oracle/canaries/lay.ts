@@ -1,6 +1,7 @@
 import { randomInt } from 'node:crypto'
 import { appendFile, readFile } from 'node:fs/promises'
 import path from 'node:path'
+import { closing, splitArgs } from './call-args.ts'
 import { drawAssertions, pick, shapesOf, type CanaryAssertion, type CanaryKind } from './family.ts'
 import type { CanaryFramework } from './framework.ts'
 import { canaryNames } from './names.ts'
@@ -43,11 +44,40 @@ function isModule(file: string, source: string): boolean {
   return /^\s*(?:import\s[^(]|import\{|export\s)/m.test(source)
 }
 
+/** The names a node test file binds its assertion module to (`import assert from 'node:assert'`, `const assert = require('assert/strict')`). */
+function assertBindings(source: string): string[] {
+  const module = String.raw`['"](?:node:)?assert(?:\/strict)?['"]`
+  const patterns = [
+    new RegExp(String.raw`\bimport\s+([\w$]+)\s*(?:,\s*\{[^}]*\})?\s*from\s*${module}`, 'g'),
+    new RegExp(String.raw`\b(?:const|let|var)\s+([\w$]+)\s*=\s*require\(\s*${module}\s*\)`, 'g'),
+  ]
+  return [...new Set(patterns.flatMap((pattern) => [...source.matchAll(pattern)].map((match) => match[1]!)))]
+}
+
+const escaped = (name: string) => name.replace(/\$/g, '\\$')
+
+/** Where the file calls the assertion module itself (`assert(x)`): the index of each call's `(`. */
+function moduleCalls(source: string): number[] {
+  return assertBindings(source).flatMap((name) =>
+    [...source.matchAll(new RegExp(String.raw`(?<![\w$.])${escaped(name)}\s*\(`, 'g'))].map((match) => match.index + match[0].length - 1),
+  )
+}
+
+/** Whether one of the file's `ok()` calls, or calls of the assertion module itself, has no message (one argument). */
+function callsOkPlainly(source: string): boolean {
+  const opens = [...[...source.matchAll(/\.\s*ok\s*\(/g)].map((match) => match.index + match[0].length - 1), ...moduleCalls(source)]
+  return opens.some((open) => {
+    const end = closing(source, open)
+    return end > 0 && splitArgs(source.slice(open + 1, end - 1)).length === 1
+  })
+}
+
 /** Assertion methods the real tests call that the family knows (so the failing canaries cover them first). */
 function usedMethods(framework: CanaryFramework, source: string): string[] {
-  return shapesOf(framework)
+  const methods = shapesOf(framework)
     .map((shape) => shape.method)
     .filter((method) => /^\w+$/.test(method) && new RegExp(`\\.\\s*${method}\\s*\\(`).test(source))
+  return framework === 'node-test' && moduleCalls(source).length > 0 ? [...methods, 'assert()'] : methods
 }
 
 function shuffled<T>(items: readonly T[]): T[] {
@@ -111,7 +141,8 @@ export async function layCanaries(
     const source = await readFile(full, 'utf8')
     const assertName = framework === 'vitest' && !/from\s*['"]vitest['"]/.test(source) ? 'expect' : freshBinding(source, ASSERT_BINDINGS)
     const used = usedMethods(framework, source)
-    const assertions = shuffled(drawAssertions(framework, assertName, used, Math.max(3, Math.min(used.length, 8)), 2))
+    const style = { assert: assertName, plainOk: framework === 'node-test' && callsOkPlainly(source) }
+    const assertions = shuffled(drawAssertions(framework, style, used, Math.max(3, Math.min(used.length, 8)), 2))
     const names = canaryNames(realNames, assertions.length, framework === 'pytest' ? 'identifier' : 'words', taken)
     const named = assertions.map((assertion, i) => ({ name: names[i]!, assertion }))
     const block = framework === 'pytest' ? pythonBlock(named) : javascriptBlock(framework, file, source, named, assertName)

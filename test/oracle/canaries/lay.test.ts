@@ -1,0 +1,60 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { afterAll, describe, expect, test } from 'vitest'
+import { layCanaries } from '../../../src/oracle/canaries/lay.ts'
+
+// The canaries' block as laid after a node test file: it writes its assertions the way the file writes its own, so
+// that nothing but the oracle knows which tests are canaries (a message only the canaries carried, or a call form
+// only the real tests used, would let code that hands the file a fake assert pass the real tests alone).
+const dirs: string[] = []
+afterAll(async () => {
+  for (const dir of dirs) await rm(dir, { recursive: true, force: true })
+})
+
+/** Lays canaries after `source` (as test/calc.test.js) and returns what was appended. */
+async function laidAfter(source: string): Promise<string> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'canaries-lay-'))
+  dirs.push(dir)
+  await writeFile(path.join(dir, 'calc.test.js'), source)
+  await layCanaries(dir, 'node-test', ['calc.test.js'], ['multiplies', 'adds'])
+  return (await readFile(path.join(dir, 'calc.test.js'), 'utf8')).slice(source.length)
+}
+
+/** Every `<binding>.ok(…)` and `<binding>(…)` call of the block's assertion binding, with its argument text. */
+function okCalls(block: string): string[] {
+  const binding = /(?:import\s+([\w$]+)\s+from|const\s+([\w$]+)\s*=\s*require\()\s*\(?\s*['"](?:node:)?assert/.exec(block)
+  const name = binding![1] ?? binding![2]!
+  return [...block.matchAll(new RegExp(String.raw`(?<![\w$.])${name}(?:\.ok)?\((.*)\)$`, 'gm'))].map((match) => match[1]!)
+}
+
+const CJS = (ok: string, call: string) =>
+  `const { test } = require('node:test')\nconst assert = require('node:assert')\nconst { mul } = require('../src/calc.js')\n` +
+  `test('multiplies', () => { ${ok} })\ntest('adds', () => { ${call} })\n`
+
+describe('the canaries laid after a node test file', () => {
+  test("call ok() and the assertion module itself without a message when the file's own calls have none", async () => {
+    for (let draw = 0; draw < 5; draw++) {
+      const block = await laidAfter(CJS('assert.ok(mul(2, 3) === 6)', 'assert(mul(1, 1) === 1)'))
+      const calls = okCalls(block)
+      // The file's two call forms are among the must-fail canaries every time.
+      expect(block).toMatch(/\.ok\(\d+ < \d+\)$/m)
+      expect(block).toMatch(/^ {2}[\w$]+\(\d+ < \d+\)$/m)
+      for (const args of calls) expect(args).toMatch(/^\d+ < \d+$/)
+    }
+  })
+
+  test("carry a message when every one of the file's own calls has one", async () => {
+    const block = await laidAfter(CJS("assert.ok(mul(2, 3) === 6, 'two times three')", "assert(mul(1, 1) === 1, 'one')"))
+    const calls = okCalls(block)
+    expect(calls.length).toBeGreaterThanOrEqual(2)
+    for (const args of calls) expect(args).toMatch(/^\d+ < \d+, '[a-z]+\d+'$/)
+  })
+
+  test('call ok() without a message in an ES module test file whose ok() calls have none', async () => {
+    const block = await laidAfter(
+      `import { test } from 'node:test'\nimport assert from 'node:assert/strict'\nimport { mul } from '../src/calc.js'\ntest('multiplies', () => assert.ok(mul(2, 3) === 6))\n`,
+    )
+    expect(block).toMatch(/\.ok\(\d+ < \d+\)$/m)
+  })
+})
