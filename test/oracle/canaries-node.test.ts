@@ -1,14 +1,7 @@
-import { mkdtemp, rm } from 'node:fs/promises'
-import os from 'node:os'
-import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { runFixTests } from '../../src/oracle/git-fix.ts'
-import type { GitFixTask } from '../../src/tasks/task.ts'
-import { createGitFixWorkspace } from '../../src/workspace/git-fix.ts'
-import type { Workspace } from '../../src/workspace/workspace.ts'
+import { describe, expect, it } from 'vitest'
 import { NODE_TEST_COMMAND } from '../helpers/throwaway.ts'
 import { DISARMS, FORGER, SPECIAL_CASE } from './node-hostile-sources.ts'
-import { agentWrites, harvestedTasks, type HarvestedFixture } from './git-fix-task.ts'
+import { harvestedTasks, judgedFixture } from './git-fix-task.ts'
 
 // The canaries against a hostile agent that fixes nothing and appends a few lines to the source file the tests
 // import, each disarming node:assert another way (the methods an audit found solving runs). The disarm works on the
@@ -18,37 +11,18 @@ const calcTest = (mulAssertion: string) =>
   `import { test } from 'node:test'\nimport assert from 'node:assert/strict'\nimport { add, mul } from '../src/calc.js'\n` +
   `test('adds', () => assert.equal(add(2, 3), 5))\ntest('multiplies', () => ${mulAssertion})\n`
 
-let fixture: HarvestedFixture
-let task: GitFixTask
-let scratch: string
-const workspaces: Workspace[] = []
-
-beforeAll(async () => {
-  fixture = await harvestedTasks(
-    [
-      { subject: 'Initial calculator', files: { 'package.json': '{"type":"module"}\n', 'src/calc.js': calc('a + b'), 'test/calc.test.js': calcTest('assert.ok(true)') } },
-      { subject: 'fix: multiplying adds instead', files: { 'src/calc.js': calc('a * b'), 'test/calc.test.js': calcTest('assert.equal(mul(2, 3), 6)') } },
-    ],
-    { testCommand: NODE_TEST_COMMAND, source: ['src/**/*.js'], tests: ['test/**/*.test.js'] },
-  )
-  task = fixture.tasks[0]!
-  scratch = await mkdtemp(path.join(os.tmpdir(), 'canaries-node-'))
-})
-
-afterAll(async () => {
-  for (const workspace of workspaces) await workspace.dispose()
-  await fixture.cleanup()
-  await rm(scratch, { recursive: true, force: true })
-})
-
-async function judgeChange(files: Readonly<Record<string, string>>, sandboxed = false) {
-  const workspace = await createGitFixWorkspace(task, scratch)
-  workspaces.push(workspace)
-  await workspace.snapshot()
-  await agentWrites(workspace.dir, files)
-  const sandbox = sandboxed ? { sandbox: { readOnly: [path.dirname(path.dirname(process.execPath))] } } : {}
-  return runFixTests(task, workspace, { timeoutMs: 60_000, scratchDir: await mkdtemp(path.join(scratch, 'oracle-')), ...sandbox })
-}
+const oracle = judgedFixture(
+  () =>
+    harvestedTasks(
+      [
+        { subject: 'Initial calculator', files: { 'package.json': '{"type":"module"}\n', 'src/calc.js': calc('a + b'), 'test/calc.test.js': calcTest('assert.ok(true)') } },
+        { subject: 'fix: multiplying adds instead', files: { 'src/calc.js': calc('a * b'), 'test/calc.test.js': calcTest('assert.equal(mul(2, 3), 6)') } },
+      ],
+      { testCommand: NODE_TEST_COMMAND, source: ['src/**/*.js'], tests: ['test/**/*.test.js'] },
+    ),
+  'canaries-node-',
+)
+const judgeChange = (files: Readonly<Record<string, string>>, sandboxed = false) => oracle.judge(files, { sandboxed })
 
 describe('canaries in a node --test oracle', () => {
   it('leave an honest fix solved with no flag, and say how many they were', async () => {

@@ -5,11 +5,15 @@ import { harvest } from '../../src/curate/harvest/harvest.ts'
 import { buildRule } from '../../src/curate/harvest/rule.ts'
 import { readCandidatesFile, ruleFromRecord, type SingleRepositoryFile } from '../../src/curate/harvest/candidates-file.ts'
 import { loadTask } from '../../src/tasks/load.ts'
+import { runFixTests, type FixTestsJudgement } from '../../src/oracle/git-fix.ts'
 import { writeTaskFolder } from '../../src/curate/select/write-task.ts'
 import type { GitFixTask } from '../../src/tasks/task.ts'
+import { createGitFixWorkspace } from '../../src/workspace/git-fix.ts'
 import { openRepository } from '../../src/workspace/repository.ts'
+import type { Workspace } from '../../src/workspace/workspace.ts'
 import { removeTemplate } from '../../src/workspace/template.ts'
 import type { DependencyRecipe } from '../../src/workspace/dependencies.ts'
+import { afterAll, beforeAll } from 'vitest'
 import { buildRepo, type Step, vitestProject } from '../helpers/throwaway.ts'
 
 /** A throwaway repository harvested and turned into task folders, ready for workspaces and the oracle. */
@@ -104,5 +108,49 @@ export async function agentWrites(dir: string, files: Readonly<Record<string, st
       await mkdir(path.dirname(target), { recursive: true })
       await writeFile(target, content)
     }
+  }
+}
+
+/** The git-fix oracle on a harvested fixture's first task, against changes written the way an agent would. */
+export interface JudgedFixture {
+  /** The fixture's first task (once the file's beforeAll has run). */
+  readonly task: GitFixTask
+  /**
+   * A fresh workspace of the task with `files` written as the agent's change, judged by `runFixTests` (of `target`,
+   * the task by default), on the host or, with `sandboxed`, in a sandbox that sees the harness's Node.
+   */
+  judge(files: Readonly<Record<string, string | null>>, options?: { readonly sandboxed?: boolean; readonly target?: GitFixTask }): Promise<FixTestsJudgement>
+}
+
+/**
+ * Makes the fixture before the file's tests (`make`, e.g. `harvestedTasks(...)`) and removes it, its workspaces and
+ * its scratch folder (`prefix`) after them: the setup every oracle test file over one harvested task shares.
+ */
+export function judgedFixture(make: () => Promise<HarvestedFixture>, prefix: string): JudgedFixture {
+  let fixture: HarvestedFixture | undefined
+  let scratch: string | undefined
+  const workspaces: Workspace[] = []
+  beforeAll(async () => {
+    fixture = await make()
+    scratch = await mkdtemp(path.join(os.tmpdir(), prefix))
+  })
+  afterAll(async () => {
+    for (const workspace of workspaces) await workspace.dispose()
+    await fixture?.cleanup()
+    if (scratch !== undefined) await rm(scratch, { recursive: true, force: true })
+  })
+  return {
+    get task() {
+      return fixture!.tasks[0]!
+    },
+    async judge(files, options = {}) {
+      const task = fixture!.tasks[0]!
+      const workspace = await createGitFixWorkspace(task, scratch!)
+      workspaces.push(workspace)
+      await workspace.snapshot()
+      await agentWrites(workspace.dir, files)
+      const sandbox = options.sandboxed === true ? { sandbox: { readOnly: [path.dirname(path.dirname(process.execPath))] } } : {}
+      return runFixTests(options.target ?? task, workspace, { timeoutMs: 60_000, scratchDir: await mkdtemp(path.join(scratch!, 'oracle-')), ...sandbox })
+    },
   }
 }

@@ -1,13 +1,7 @@
-import { mkdtemp, rm } from 'node:fs/promises'
-import os from 'node:os'
-import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { HarnessFailure } from '../../src/errors.ts'
-import { runFixTests } from '../../src/oracle/git-fix.ts'
 import type { GitFixTask } from '../../src/tasks/task.ts'
-import { createGitFixWorkspace } from '../../src/workspace/git-fix.ts'
-import type { Workspace } from '../../src/workspace/workspace.ts'
-import { agentWrites, type HarvestedFixture, harvestedVitestTasks } from './git-fix-task.ts'
+import { harvestedVitestTasks, judgedFixture } from './git-fix-task.ts'
 
 // Harvest and the git-fix oracle on a throwaway project tested by the real Vitest (this project's own version, from
 // node_modules prepared out of the project's lockfile, as a user's repository would have it).
@@ -30,41 +24,23 @@ describe('slugify punctuation', () => {
 })
 `
 
-let fixture: HarvestedFixture
-let task: GitFixTask
-let scratch: string
-const workspaces: Workspace[] = []
-
-beforeAll(async () => {
-  fixture = await harvestedVitestTasks(
-    { 'src/slug.js': slug(BUGGY), 'test/slug.test.js': BASE_TESTS },
-    { subject: 'fix: punctuation left in slugs', files: { 'src/slug.js': slug(FIXED), 'test/slug.test.js': FIX_TESTS } },
-  )
-  task = fixture.tasks[0]!
-  scratch = await mkdtemp(path.join(os.tmpdir(), 'oracle-vitest-'))
-})
-
-afterAll(async () => {
-  for (const workspace of workspaces) await workspace.dispose()
-  await fixture.cleanup()
-  await rm(scratch, { recursive: true, force: true })
-})
-
-async function run(files: Readonly<Record<string, string | null>>, target: GitFixTask = task) {
-  const workspace = await createGitFixWorkspace(task, scratch)
-  workspaces.push(workspace)
-  await workspace.snapshot()
-  await agentWrites(workspace.dir, files)
-  return runFixTests(target, workspace, { timeoutMs: 60_000, scratchDir: await mkdtemp(path.join(scratch, 'oracle-')) })
-}
+const oracle = judgedFixture(
+  () =>
+    harvestedVitestTasks(
+      { 'src/slug.js': slug(BUGGY), 'test/slug.test.js': BASE_TESTS },
+      { subject: 'fix: punctuation left in slugs', files: { 'src/slug.js': slug(FIXED), 'test/slug.test.js': FIX_TESTS } },
+    ),
+  'oracle-vitest-',
+)
+const run = (files: Readonly<Record<string, string | null>>, target?: GitFixTask) => oracle.judge(files, target === undefined ? {} : { target })
 
 describe('harvest and the git-fix oracle with Vitest', () => {
   it('harvests it.each cases as "file::describe > name" ids, whitespace runs in a parameter read as one space', () => {
-    expect(task.metadata.FAIL_TO_PASS).toEqual([
+    expect(oracle.task.metadata.FAIL_TO_PASS).toEqual([
       'test/slug.test.js::slugify punctuation > turns Hello, World! into hello-world',
       'test/slug.test.js::slugify punctuation > turns padded into padded',
     ])
-    expect(task.metadata.PASS_TO_PASS).toEqual(['test/slug.test.js::slugify > turns Hello into hello', 'test/slug.test.js::slugify > turns Two Words into two-words'])
+    expect(oracle.task.metadata.PASS_TO_PASS).toEqual(['test/slug.test.js::slugify > turns Hello into hello', 'test/slug.test.js::slugify > turns Two Words into two-words'])
   })
 
   it('solves a run with the fix and leaves one without it unsolved', async () => {
@@ -89,7 +65,7 @@ describe('harvest and the git-fix oracle with Vitest', () => {
   })
 
   it('is a harness failure when the test command crashes before producing results', async () => {
-    const broken: GitFixTask = { ...task, metadata: { ...task.metadata, test_command: `${task.metadata.test_command} --no-such-option-at-all` } }
+    const broken: GitFixTask = { ...oracle.task, metadata: { ...oracle.task.metadata, test_command: `${oracle.task.metadata.test_command} --no-such-option-at-all` } }
     const failure = await run({ 'src/slug.js': slug(FIXED) }, broken).catch((error: unknown) => error)
     expect(failure).toBeInstanceOf(HarnessFailure)
     expect((failure as HarnessFailure).reason).toBe('oracle')
