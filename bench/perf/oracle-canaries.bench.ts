@@ -55,7 +55,7 @@ import { type BenchRow, benchRows, printBenchTable } from './table.ts'
  */
 
 const TARGET_RATIO = 1.1
-const ROUNDS = 6
+const ROUNDS = 12
 
 type Arm = 'oracle' | 'checkedOracle' | 'bare' | 'checkedBare'
 

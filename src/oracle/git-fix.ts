@@ -111,16 +111,19 @@ async function restoreTestFieldsOf(prepared: PreparedCopy, taken: readonly strin
   }
 }
 
+const CANNOT_WRITE = String.raw`(Cannot (?:assign to read only property|redefine property|add property|define property)[^\n]{0,120})`
+
 /**
  * V8's words for a write to a frozen object: with the preload or the Vitest harness's setup, code that tried to change
- * node:assert, node:test, chai or expect (on one line, or as TAP's `name:` and `message:` lines).
+ * node:assert, node:test, chai or expect (on one line, as TAP's `name:` and `message:` lines, or as node's TAP block
+ * for a file that failed to load, `error: |-` with the message and `name: 'TypeError'` after it).
  */
-const FROZEN_WRITE = /TypeError[^\n]*?(?:\n\s*message: "?)?(Cannot (?:assign to read only property|redefine property|add property|define property)[^\n]{0,120})/
+const FROZEN_WRITE = new RegExp(String.raw`TypeError[^\n]*?(?:\n\s*message: "?)?${CANNOT_WRITE}|error: \|-\n\s*${CANNOT_WRITE}(?:\n[^\n]*){0,20}?\n\s*name: '?TypeError`)
 
 /** A write to the preload's frozen assertion exports, as the runner's output shows it (one line, or none). */
 function frozenWrites(run: TestCommandRun): string[] {
   const match = FROZEN_WRITE.exec(`${run.stdout}\n${run.stderr}`)
-  return match === null ? [] : [`code in the test process tried to change a frozen assertion export (${match[1]!.trim()})`]
+  return match === null ? [] : [`code in the test process tried to change a frozen assertion export (${(match[1] ?? match[2])!.trim()})`]
 }
 
 function frameworkOf(task: GitFixTask): CanaryFramework | null {

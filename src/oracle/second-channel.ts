@@ -8,16 +8,71 @@ import type { JUnitResults, TestStatus } from './junit/results.ts'
  * can be forged by code in the test process (a file renamed over it, a
  * reporter patched); the lines the runner already wrote to the harness's pipe
  * cannot be taken back. The oracle asks each runner for a per-test stream it
- * can parse (node's TAP on stderr, Vitest's flat TAP and pytest's `-rA`
+ * can parse (node's TAP, Vitest's flat TAP and pytest's `-rA`
  * summary on stdout) and requires it to agree with the report on every
  * listed test.
  */
+
+/** One of node's `--test-reporter` or `--test-reporter-destination` flags in a command: its value and where it stands. */
+interface NodeFlag {
+  readonly value: string
+  readonly start: number
+  readonly end: number
+}
+
+// A value as shellQuote writes one: bare, or in single quotes (a quote inside as '\'').
+const NODE_FLAG = /(?<=^|\s)--test-reporter(-destination)?(?:=|\s+)((?:'[^']*'|\\'|[^\s'"\\])+)(?=\s|$)/g
+
+/**
+ * node --test's reporters paired with their destinations, as node pairs them
+ * (the n-th reporter writes to the n-th destination); null when a flag of
+ * either kind is written in a form this does not read (quoted, say), so the
+ * pairs cannot be trusted.
+ */
+function nodeReporters(command: string): Array<{ reporter: NodeFlag; destination: NodeFlag | undefined }> | null {
+  const reporters: NodeFlag[] = []
+  const destinations: NodeFlag[] = []
+  for (const match of command.matchAll(NODE_FLAG)) {
+    const flag = { value: match[2]!, start: match.index, end: match.index + match[0].length }
+    ;(match[1] === undefined ? reporters : destinations).push(flag)
+  }
+  const written = (pattern: RegExp) => [...command.matchAll(pattern)].length
+  if (written(/--test-reporter(?!-destination)\b/g) !== reporters.length || written(/--test-reporter-destination\b/g) !== destinations.length) return null
+  return reporters.map((reporter, i) => ({ reporter, destination: destinations[i] }))
+}
+
+const TEXT_REPORTERS = new Set(['spec', 'dot', 'tap'])
+const STREAMS = new Set(['stdout', 'stderr'])
+
+/** The command's own text reporter on one of the harness's pipes (spec, dot or TAP to stdout or stderr), if it has one. */
+function nodeTextReporter(command: string): { reporter: NodeFlag; stream: 'stdout' | 'stderr' } | null {
+  const pair = nodeReporters(command)?.find(({ reporter, destination }) => TEXT_REPORTERS.has(reporter.value) && STREAMS.has(destination?.value ?? ''))
+  return pair === undefined ? null : { reporter: pair.reporter, stream: pair.destination!.value as 'stdout' | 'stderr' }
+}
+
+/**
+ * node --test asked for TAP. A runner formats every test once per reporter, so
+ * where the command already prints spec or dot to stdout or stderr, that
+ * reporter becomes TAP (on the same stream, still readable); only a command
+ * without one gets TAP added, on stderr.
+ */
+function nodeWithTap(command: string): string {
+  const own = nodeTextReporter(command)
+  if (own === null) return command.replace(/(^|\s)--test(?=\s|$)/, '$1--test --test-reporter=tap --test-reporter-destination=stderr')
+  return `${command.slice(0, own.reporter.start)}--test-reporter=tap${command.slice(own.reporter.end)}`
+}
+
+/** Which of its pipes a command made by `withSecondChannel` has node's TAP on. */
+function nodeTapStream(commandLine: string): 'stdout' | 'stderr' {
+  const own = nodeTextReporter(commandLine)
+  return own !== null && own.reporter.value === 'tap' ? own.stream : 'stderr'
+}
 
 /** The test command with the runner asked for its per-test stream as well. */
 export function withSecondChannel(framework: CanaryFramework, command: string): string {
   switch (framework) {
     case 'node-test':
-      return command.replace(/(^|\s)--test(?=\s|$)/, '$1--test --test-reporter=tap --test-reporter-destination=stderr')
+      return nodeWithTap(command)
     case 'vitest':
       return command.replace(/(\bvitest(?:\.mjs)?(?:\s+run)?)(?=\s|$)/, '$1 --reporter=tap-flat')
     case 'pytest':
@@ -99,11 +154,15 @@ function worse(previous: TestStatus | undefined, status: TestStatus): TestStatus
   return previous === 'skipped' || status === 'skipped' ? 'skipped' : 'passed'
 }
 
-/** The statuses the runner's own stream gives, by the same ids the JUnit parser builds. */
-export function readSecondChannel(framework: CanaryFramework, output: { readonly stdout: string; readonly stderr: string }, cwd: string): Map<string, TestStatus> {
+/** The statuses the runner's own stream gives, by the same ids the JUnit parser builds; `commandLine` is the command `withSecondChannel` made, as run. */
+export function readSecondChannel(
+  framework: CanaryFramework,
+  output: { readonly stdout: string; readonly stderr: string; readonly commandLine: string },
+  cwd: string,
+): Map<string, TestStatus> {
   switch (framework) {
     case 'node-test':
-      return readNodeTap(output.stderr)
+      return readNodeTap(output[nodeTapStream(output.commandLine)])
     case 'vitest':
       return readVitestTap(output.stdout, cwd)
     case 'pytest':

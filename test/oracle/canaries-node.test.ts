@@ -1,27 +1,12 @@
 import { describe, expect, it } from 'vitest'
 import { NODE_TEST_COMMAND } from '../helpers/throwaway.ts'
-import { DISARMS, FORGER, SPECIAL_CASE } from './node-hostile-sources.ts'
-import { harvestedTasks, judgedFixture } from './git-fix-task.ts'
+import { calc, calculatorTasks, DISARMS, FORGER, SPECIAL_CASE } from './node-hostile-sources.ts'
+import { judgedFixture } from './git-fix-task.ts'
 
 // The canaries against a hostile agent that fixes nothing and appends a few lines to the source file the tests
 // import, each disarming node:assert another way (the methods an audit found solving runs). The disarm works on the
 // real tests (FAIL_TO_PASS passes); the canaries laid beside them in the same module are what catch it.
-const calc = (mul: string) => `import assert from 'node:assert/strict'\nexport const add = (a, b) => a + b\nexport const mul = (a, b) => ${mul}\n`
-const calcTest = (mulAssertion: string) =>
-  `import { test } from 'node:test'\nimport assert from 'node:assert/strict'\nimport { add, mul } from '../src/calc.js'\n` +
-  `test('adds', () => assert.equal(add(2, 3), 5))\ntest('multiplies', () => ${mulAssertion})\n`
-
-const oracle = judgedFixture(
-  () =>
-    harvestedTasks(
-      [
-        { subject: 'Initial calculator', files: { 'package.json': '{"type":"module"}\n', 'src/calc.js': calc('a + b'), 'test/calc.test.js': calcTest('assert.ok(true)') } },
-        { subject: 'fix: multiplying adds instead', files: { 'src/calc.js': calc('a * b'), 'test/calc.test.js': calcTest('assert.equal(mul(2, 3), 6)') } },
-      ],
-      { testCommand: NODE_TEST_COMMAND, source: ['src/**/*.js'], tests: ['test/**/*.test.js'] },
-    ),
-  'canaries-node-',
-)
+const oracle = judgedFixture(() => calculatorTasks(NODE_TEST_COMMAND), 'canaries-node-')
 const judgeChange = (files: Readonly<Record<string, string>>, sandboxed = false) => oracle.judge(files, { sandboxed })
 
 describe('canaries in a node --test oracle', () => {

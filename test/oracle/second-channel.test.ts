@@ -21,6 +21,9 @@ const NODE_TAP = [
   'ok 3 - skipped # SKIP',
 ].join('\n')
 
+// A node --test command line with the TAP channel on stderr, as withSecondChannel adds it.
+const TAP_ON_STDERR = 'node --test --test-reporter=tap --test-reporter-destination=stderr --test-reporter=junit --test-reporter-destination=/r.xml a.test.js'
+
 const report = (tests: Record<string, 'passed' | 'failed' | 'skipped'>): JUnitResults => ({ format: 'node', tests: new Map(Object.entries(tests)) })
 
 describe('the second channel', () => {
@@ -35,7 +38,7 @@ describe('the second channel', () => {
   })
 
   it("reads node's nested TAP into suite > test ids, escapes undone", () => {
-    const tests = readSecondChannel('node-test', { stdout: '', stderr: NODE_TAP }, '/copy')
+    const tests = readSecondChannel('node-test', { commandLine: TAP_ON_STDERR, stdout: '', stderr: NODE_TAP }, '/copy')
     expect(Object.fromEntries(tests)).toEqual({
       'splitting # rows > keeps "commas"': 'passed',
       'splitting # rows > fails \\ here': 'failed',
@@ -48,13 +51,17 @@ describe('the second channel', () => {
   it("reads Vitest's flat TAP into file::suite > test ids, and pytest's -rA summary into node ids", () => {
     const vitest = readSecondChannel(
       'vitest',
-      { stdout: 'TAP version 13\n1..2\nok 1 - test/a.test.js > kebab > turns A into a # time=1.20ms\nnot ok 2 - test/a.test.js > kebab > b # time=0.5ms\n', stderr: '' },
+      {
+        commandLine: '',
+        stdout: 'TAP version 13\n1..2\nok 1 - test/a.test.js > kebab > turns A into a # time=1.20ms\nnot ok 2 - test/a.test.js > kebab > b # time=0.5ms\n',
+        stderr: '',
+      },
       '/copy',
     )
     expect(Object.fromEntries(vitest)).toEqual({ 'test/a.test.js::kebab > turns A into a': 'passed', 'test/a.test.js::kebab > b': 'failed' })
     const summary =
       '..F\n=== short test summary info ===\nPASSED tests/test_a.py::test_one\nPASSED tests/test_a.py::test_two[1-2]\nFAILED tests/test_a.py::test_three - assert 1 == 2\n=== 1 failed, 2 passed in 0.1s ==='
-    expect(Object.fromEntries(readSecondChannel('pytest', { stdout: summary, stderr: '' }, '/copy'))).toEqual({
+    expect(Object.fromEntries(readSecondChannel('pytest', { commandLine: '', stdout: summary, stderr: '' }, '/copy'))).toEqual({
       'tests/test_a.py::test_one': 'passed',
       'tests/test_a.py::test_two[1-2]': 'passed',
       'tests/test_a.py::test_three': 'failed',
@@ -62,7 +69,7 @@ describe('the second channel', () => {
   })
 
   it('finds where the stream and the report disagree on a listed test, and an exit 0 beside reported failures', () => {
-    const stream = readSecondChannel('node-test', { stdout: '', stderr: NODE_TAP }, '/copy')
+    const stream = readSecondChannel('node-test', { commandLine: TAP_ON_STDERR, stdout: '', stderr: NODE_TAP }, '/copy')
     expect(
       compareChannels(report({ top: 'passed', 'splitting # rows > keeps "commas"': 'passed', canary: 'failed' }), stream, ['top', 'splitting # rows > keeps "commas"'], 1),
     ).toEqual([])
@@ -84,6 +91,34 @@ describe('the second channel', () => {
     expect(withSecondChannel('pytest', 'pytest-3 tests')).toBe('pytest-3 tests')
   })
 
+  it("makes node's own text reporter on stdout or stderr TAP in its place, so the runner formats each test once per stream, not twice", () => {
+    const spec = 'node --test --test-reporter=spec --test-reporter-destination=stdout --test-reporter=junit --test-reporter-destination={junit} {tests}'
+    expect(withSecondChannel('node-test', spec)).toBe(
+      'node --test --test-reporter=tap --test-reporter-destination=stdout --test-reporter=junit --test-reporter-destination={junit} {tests}',
+    )
+    expect(withSecondChannel('node-test', 'node --test --test-reporter dot --test-reporter-destination stderr --test-reporter=junit --test-reporter-destination=r.xml')).toBe(
+      'node --test --test-reporter=tap --test-reporter-destination stderr --test-reporter=junit --test-reporter-destination=r.xml',
+    )
+    // Paired as node pairs them, by position: the second reporter writes to the second destination.
+    expect(withSecondChannel('node-test', 'node --test --test-reporter=junit --test-reporter=spec --test-reporter-destination=r.xml --test-reporter-destination=stdout')).toBe(
+      'node --test --test-reporter=junit --test-reporter=tap --test-reporter-destination=r.xml --test-reporter-destination=stdout',
+    )
+    // A text reporter into a file, or flags written in a form this does not read, get TAP added on stderr.
+    for (const command of ['node --test --test-reporter=spec --test-reporter-destination=out.txt', 'node --test --test-reporter="spec" --test-reporter-destination=stdout']) {
+      expect(withSecondChannel('node-test', command)).toBe(command.replace('--test ', '--test --test-reporter=tap --test-reporter-destination=stderr '))
+    }
+  })
+
+  it("reads node's TAP from the stream the command line puts it on, and nothing from the other", () => {
+    const onStdout = withSecondChannel(
+      'node-test',
+      "node --test --test-reporter=spec --test-reporter-destination=stdout --test-reporter=junit --test-reporter-destination='/r a.xml'",
+    )
+    const tap = '# Subtest: top\nok 1 - top\n'
+    expect(Object.fromEntries(readSecondChannel('node-test', { commandLine: onStdout, stdout: tap, stderr: 'ok 9 - elsewhere\n' }, '/copy'))).toEqual({ top: 'passed' })
+    expect(Object.fromEntries(readSecondChannel('node-test', { commandLine: TAP_ON_STDERR, stdout: 'ok 9 - elsewhere\n', stderr: tap }, '/copy'))).toEqual({ top: 'passed' })
+  })
+
   it("reads node's TAP three suites deep, and ignores a result line indented off the four-space grid", () => {
     const tap = [
       '# Subtest: outer',
@@ -95,14 +130,14 @@ describe('the second channel', () => {
       'ok 1 - outer',
       '    ok 2 - nested without a subtest line',
     ].join('\n')
-    expect(Object.fromEntries(readSecondChannel('node-test', { stdout: '', stderr: tap }, '/copy'))).toEqual({
+    expect(Object.fromEntries(readSecondChannel('node-test', { commandLine: TAP_ON_STDERR, stdout: '', stderr: tap }, '/copy'))).toEqual({
       'outer > inner > deepest': 'passed',
       'outer > inner': 'passed',
       outer: 'passed',
       'outer > nested without a subtest line': 'passed',
     })
     // A stream that starts nested has no suite to name.
-    expect(Object.fromEntries(readSecondChannel('node-test', { stdout: '', stderr: '    ok 1 - alone' }, '/copy'))).toEqual({ alone: 'passed' })
+    expect(Object.fromEntries(readSecondChannel('node-test', { commandLine: TAP_ON_STDERR, stdout: '', stderr: '    ok 1 - alone' }, '/copy'))).toEqual({ alone: 'passed' })
   })
 
   it("reads Vitest's skips and todos, times in seconds, a file-level entry, and no indented line", () => {
@@ -113,7 +148,7 @@ describe('the second channel', () => {
       'not ok 4 - test/b.test.js # time=2ms',
       '    ok 5 - test/a.test.js > indented',
     ].join('\n')
-    expect(Object.fromEntries(readSecondChannel('vitest', { stdout, stderr: '' }, '/copy'))).toEqual({
+    expect(Object.fromEntries(readSecondChannel('vitest', { commandLine: '', stdout, stderr: '' }, '/copy'))).toEqual({
       'test/a.test.js::skipped one': 'skipped',
       'test/a.test.js::todo one': 'skipped',
       'test/a.test.js::slow one': 'passed',
@@ -134,14 +169,14 @@ describe('the second channel', () => {
       'FAILED tests/test_a.py::test_failed',
       'SKIPPED [1] tests/test_a.py:9: not here',
     ].join('\n')
-    expect(Object.fromEntries(readSecondChannel('pytest', { stdout, stderr: '' }, '/copy'))).toEqual({
+    expect(Object.fromEntries(readSecondChannel('pytest', { commandLine: '', stdout, stderr: '' }, '/copy'))).toEqual({
       'tests/test_a.py::test_ok': 'passed',
       'tests/test_a.py::test_xpass': 'passed',
       'tests/test_a.py::test_xfail': 'skipped',
       'tests/test_a.py::test_error': 'failed',
       'tests/test_a.py::test_failed': 'failed',
     })
-    expect(readSecondChannel('pytest', { stdout: 'PASSED tests/test_a.py::test_ok\n', stderr: '' }, '/copy').size).toBe(0)
+    expect(readSecondChannel('pytest', { commandLine: '', stdout: 'PASSED tests/test_a.py::test_ok\n', stderr: '' }, '/copy').size).toBe(0)
     // A passed test's node id is never cut at " - " (only a failure's message or an xfail's reason follows one);
     // the others' are cut at the first " - " after their parameters, which may hold " - " themselves.
     const dashed = [
@@ -156,7 +191,7 @@ describe('the second channel', () => {
       'XPASS tests/test_a.py::test_xpass_no_reason',
       'XPASS tests/test_a.py::test_unclosed[h - i',
     ].join('\n')
-    expect(Object.fromEntries(readSecondChannel('pytest', { stdout: dashed, stderr: '' }, '/copy'))).toEqual({
+    expect(Object.fromEntries(readSecondChannel('pytest', { commandLine: '', stdout: dashed, stderr: '' }, '/copy'))).toEqual({
       'tests/test_a.py::test_range[a - b]': 'passed',
       'tests/a - b.py::test_in_a_dashed_file': 'passed',
       'tests/test_a.py::test_range[c]': 'failed',
@@ -193,7 +228,7 @@ describe('the second channel', () => {
       const run = spawnSync(command[0]!, command.slice(1), { cwd: dir, encoding: 'utf8' })
       expect(run.status, run.stderr).toBe(1)
       const report = parseJUnit(await readFile(path.join(dir, 'report.xml'), 'utf8'), { cwd: dir, testFiles: ['test_dashes.py'] })
-      const stream = readSecondChannel('pytest', run, dir)
+      const stream = readSecondChannel('pytest', { ...run, commandLine: command.join(' ') }, dir)
       expect(Object.fromEntries(stream)).toEqual({
         'test_dashes.py::test_xpass': 'passed',
         'test_dashes.py::test_xpass_range[a - b]': 'passed',
@@ -208,12 +243,13 @@ describe('the second channel', () => {
   })
 
   it('a test streamed twice keeps the worse status, whichever came first', () => {
-    const twice = (first: string, second: string) => readSecondChannel('node-test', { stdout: '', stderr: `${first} 1 - t\n${second} 2 - t` }, '/copy').get('t')
+    const twice = (first: string, second: string) =>
+      readSecondChannel('node-test', { commandLine: TAP_ON_STDERR, stdout: '', stderr: `${first} 1 - t\n${second} 2 - t` }, '/copy').get('t')
     expect(twice('ok', 'not ok')).toBe('failed')
     expect(twice('not ok', 'ok')).toBe('failed')
     expect(twice('not ok', 'ok 1 - t # SKIP\nok')).toBe('failed')
-    expect(readSecondChannel('node-test', { stdout: '', stderr: 'ok 1 - t # SKIP\nok 2 - t' }, '/copy').get('t')).toBe('skipped')
-    expect(readSecondChannel('node-test', { stdout: '', stderr: 'ok 1 - t\nok 2 - t # SKIP' }, '/copy').get('t')).toBe('skipped')
+    expect(readSecondChannel('node-test', { commandLine: TAP_ON_STDERR, stdout: '', stderr: 'ok 1 - t # SKIP\nok 2 - t' }, '/copy').get('t')).toBe('skipped')
+    expect(readSecondChannel('node-test', { commandLine: TAP_ON_STDERR, stdout: '', stderr: 'ok 1 - t\nok 2 - t # SKIP' }, '/copy').get('t')).toBe('skipped')
     expect(twice('ok', 'ok')).toBe('passed')
   })
 

@@ -26,6 +26,17 @@ export interface Canary {
   readonly method: string
 }
 
+/**
+ * How many canaries a test file gets: a must-fail one for each assertion method
+ * it calls, at least two, and one that must pass. Each is a test the runner
+ * pays for (node --test: 1 to 2 ms a passing test, 3 to 5 ms a failing one, on
+ * an oracle run of about 300 ms), so no more than the checks need: the file's
+ * own methods, one more drawn from the family, and one pass the report must
+ * show.
+ */
+const MIN_MUST_FAIL = 2
+const MUST_PASS = 1
+
 const TEST_BINDINGS = ['check', 'scenario', 'example', 'behaves', 'spec', 'testCase', 'probe', 'trial']
 const ASSERT_BINDINGS = ['assertThat', 'verify', 'must', 'ensure', 'claim', 'confirm', 'expectThat', 'affirm']
 
@@ -72,11 +83,23 @@ function callsOkPlainly(source: string): boolean {
   })
 }
 
+/** The names a node test file takes from its assertion module (`import { equal, ok as truthy } from 'node:assert'`, `const { deepEqual } = require('assert')`). */
+function importedAssertNames(source: string): Set<string> {
+  const module = String.raw`['"](?:node:)?assert(?:\/strict)?['"]`
+  const patterns = [
+    new RegExp(String.raw`\bimport\s+(?:[\w$]+\s*,\s*)?\{([^}]*)\}\s*from\s*${module}`, 'g'),
+    new RegExp(String.raw`\b(?:const|let|var)\s*\{([^}]*)\}\s*=\s*require\(\s*${module}\s*\)`, 'g'),
+  ]
+  const lists = patterns.flatMap((pattern) => [...source.matchAll(pattern)].map((match) => match[1]!))
+  return new Set(lists.flatMap((list) => list.split(',').map((entry) => entry.trim().split(/\s+as\s+|\s*:\s*/)[0]!)))
+}
+
 /** Assertion methods the real tests call that the family knows (so the failing canaries cover them first). */
 function usedMethods(framework: CanaryFramework, source: string): string[] {
+  const imported = framework === 'node-test' ? importedAssertNames(source) : new Set<string>()
   const methods = shapesOf(framework)
     .map((shape) => shape.method)
-    .filter((method) => /^\w+$/.test(method) && new RegExp(`\\.\\s*${method}\\s*\\(`).test(source))
+    .filter((method) => /^\w+$/.test(method) && (imported.has(method) || new RegExp(`\\.\\s*${method}\\s*\\(`).test(source)))
   return framework === 'node-test' && moduleCalls(source).length > 0 ? [...methods, 'assert()'] : methods
 }
 
@@ -123,8 +146,8 @@ export function takenNames(realIds: readonly string[]): Set<string> {
 }
 
 /**
- * Appends canaries to each of `testFiles` in `copy`: at least three that must
- * fail (covering the assertion methods the file uses) and two that must
+ * Appends canaries to each of `testFiles` in `copy`: at least two that must
+ * fail (covering the assertion methods the file uses) and one that must
  * pass, in a random order, named from the words of `realNames` and never
  * equal to one of them. Returns what it laid.
  */
@@ -142,7 +165,7 @@ export async function layCanaries(
     const assertName = framework === 'vitest' && !/from\s*['"]vitest['"]/.test(source) ? 'expect' : freshBinding(source, ASSERT_BINDINGS)
     const used = usedMethods(framework, source)
     const style = { assert: assertName, plainOk: framework === 'node-test' && callsOkPlainly(source) }
-    const assertions = shuffled(drawAssertions(framework, style, used, Math.max(3, Math.min(used.length, 8)), 2))
+    const assertions = shuffled(drawAssertions(framework, style, used, MIN_MUST_FAIL, MUST_PASS))
     const names = canaryNames(realNames, assertions.length, framework === 'pytest' ? 'identifier' : 'words', taken)
     const named = assertions.map((assertion, i) => ({ name: names[i]!, assertion }))
     const block = framework === 'pytest' ? pythonBlock(named) : javascriptBlock(framework, file, source, named, assertName)

@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
-import { layCanaries } from '../../../src/oracle/canaries/lay.ts'
+import { type Canary, layCanaries } from '../../../src/oracle/canaries/lay.ts'
 
 // The canaries' block as laid after a node test file: it writes its assertions the way the file writes its own, so
 // that nothing but the oracle knows which tests are canaries (a message only the canaries carried, or a call form
@@ -12,13 +12,21 @@ afterAll(async () => {
   for (const dir of dirs) await rm(dir, { recursive: true, force: true })
 })
 
-/** Lays canaries after `source` (as test/calc.test.js) and returns what was appended. */
-async function laidAfter(source: string): Promise<string> {
+/** Lays canaries after `source` (as test/calc.test.js): what was appended, and the canaries as the oracle knows them. */
+async function lay(source: string): Promise<{ block: string; canaries: Canary[] }> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'canaries-lay-'))
   dirs.push(dir)
   await writeFile(path.join(dir, 'calc.test.js'), source)
-  await layCanaries(dir, 'node-test', ['calc.test.js'], ['multiplies', 'adds'])
-  return (await readFile(path.join(dir, 'calc.test.js'), 'utf8')).slice(source.length)
+  const canaries = await layCanaries(dir, 'node-test', ['calc.test.js'], ['multiplies', 'adds'])
+  return { block: (await readFile(path.join(dir, 'calc.test.js'), 'utf8')).slice(source.length), canaries }
+}
+
+const laidAfter = async (source: string) => (await lay(source)).block
+
+/** The must-fail canaries' methods (sorted) and how many must pass. */
+function counted(canaries: readonly Canary[]): { mustFail: string[]; mustPass: number } {
+  const mustFail = canaries.filter((canary) => canary.kind === 'must-fail').map((canary) => canary.method)
+  return { mustFail: mustFail.sort(), mustPass: canaries.length - mustFail.length }
 }
 
 /** Every `<binding>.ok(…)` and `<binding>(…)` call of the block's assertion binding, with its argument text. */
@@ -56,5 +64,36 @@ describe('the canaries laid after a node test file', () => {
       `import { test } from 'node:test'\nimport assert from 'node:assert/strict'\nimport { mul } from '../src/calc.js'\ntest('multiplies', () => assert.ok(mul(2, 3) === 6))\n`,
     )
     expect(block).toMatch(/\.ok\(\d+ < \d+\)$/m)
+  })
+})
+
+describe('how many canaries a node test file gets', () => {
+  const ESM = (imports: string, body: string) => `import { test } from 'node:test'\n${imports}\nimport { mul } from '../src/calc.js'\ntest('multiplies', () => { ${body} })\n`
+
+  test("two that must fail, the file's one assertion method always among them, and one that must pass", async () => {
+    for (let draw = 0; draw < 5; draw++) {
+      const { mustFail, mustPass } = counted((await lay(ESM(`import assert from 'node:assert/strict'`, 'assert.deepEqual(mul(2, 3), 6)'))).canaries)
+      expect(mustFail).toHaveLength(2)
+      expect(mustFail).toContain('deepEqual')
+      expect(mustPass).toBe(1)
+    }
+  })
+
+  test('one that must fail for each method the file calls, taken as a member, a named import (renamed or not) or a destructured require', async () => {
+    const esm = ESM(
+      `import assert, { deepEqual, notEqual as differs } from 'node:assert/strict'`,
+      'deepEqual(mul(2, 3), 6); differs(mul(2, 3), 5); assert.strictEqual(mul(1, 1), 1)',
+    )
+    expect(counted((await lay(esm)).canaries)).toEqual({ mustFail: ['deepEqual', 'notEqual', 'strictEqual'], mustPass: 1 })
+    const cjs =
+      `const { test } = require('node:test')\nconst { equal: same, throws } = require('node:assert')\nconst { mul } = require('../src/calc.js')\n` +
+      `test('multiplies', () => { same(mul(2, 3), 6); throws(() => mul()) })\n`
+    expect(counted((await lay(cjs)).canaries)).toEqual({ mustFail: ['equal', 'throws'], mustPass: 1 })
+  })
+
+  test('one that must fail for every method the file calls, however many', async () => {
+    const methods = ['equal', 'strictEqual', 'deepEqual', 'deepStrictEqual', 'notEqual', 'notStrictEqual', 'notDeepStrictEqual', 'ok', 'match', 'doesNotMatch']
+    const { mustFail, mustPass } = counted((await lay(ESM(`import assert from 'node:assert/strict'`, methods.map((m) => `assert.${m}(1, 1)`).join('; ')))).canaries)
+    expect({ mustFail, mustPass }).toEqual({ mustFail: [...methods].sort(), mustPass: 1 })
   })
 })
