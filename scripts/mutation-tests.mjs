@@ -17,6 +17,7 @@ export const FAST_TESTS = {
   'src/workspace/stat-seal.ts': ['test/workspace/stat-seal.test.ts'],
   'src/oracle/canaries/call-args.ts': ['test/oracle/canaries/call-args.test.ts', 'test/oracle/canaries/lay.test.ts'],
   'src/oracle/canaries/check.ts': ['test/oracle/canaries/check.test.ts'],
+  'src/oracle/canaries/names.ts': ['test/oracle/canaries/names.test.ts'],
 }
 
 /**
