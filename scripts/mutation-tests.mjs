@@ -18,6 +18,7 @@ export const FAST_TESTS = {
   'src/oracle/canaries/call-args.ts': ['test/oracle/canaries/call-args.test.ts', 'test/oracle/canaries/lay.test.ts'],
   'src/oracle/canaries/check.ts': ['test/oracle/canaries/check.test.ts'],
   'src/oracle/canaries/names.ts': ['test/oracle/canaries/names.test.ts'],
+  'src/oracle/canaries/family.ts': ['test/oracle/canaries/family.test.ts'],
 }
 
 /**
