@@ -55,12 +55,14 @@ function isModule(file: string, source: string): boolean {
   return /^\s*(?:import\s[^(]|import\{|export\s)/m.test(source)
 }
 
+/** node's assertion module as a test file names it, quoted: `'node:assert'`, `"assert/strict"`. */
+const ASSERT_MODULE = String.raw`['"](?:node:)?assert(?:\/strict)?['"]`
+
 /** The names a node test file binds its assertion module to (`import assert from 'node:assert'`, `const assert = require('assert/strict')`). */
 function assertBindings(source: string): string[] {
-  const module = String.raw`['"](?:node:)?assert(?:\/strict)?['"]`
   const patterns = [
-    new RegExp(String.raw`\bimport\s+([\w$]+)\s*(?:,\s*\{[^}]*\})?\s*from\s*${module}`, 'g'),
-    new RegExp(String.raw`\b(?:const|let|var)\s+([\w$]+)\s*=\s*require\(\s*${module}\s*\)`, 'g'),
+    new RegExp(String.raw`\bimport\s+([\w$]+)\s*(?:,\s*\{[^}]*\})?\s*from\s*${ASSERT_MODULE}`, 'g'),
+    new RegExp(String.raw`\b(?:const|let|var)\s+([\w$]+)\s*=\s*require\(\s*${ASSERT_MODULE}\s*\)`, 'g'),
   ]
   return [...new Set(patterns.flatMap((pattern) => [...source.matchAll(pattern)].map((match) => match[1]!)))]
 }
@@ -85,10 +87,9 @@ function callsOkPlainly(source: string): boolean {
 
 /** The names a node test file takes from its assertion module (`import { equal, ok as truthy } from 'node:assert'`, `const { deepEqual } = require('assert')`). */
 function importedAssertNames(source: string): Set<string> {
-  const module = String.raw`['"](?:node:)?assert(?:\/strict)?['"]`
   const patterns = [
-    new RegExp(String.raw`\bimport\s+(?:[\w$]+\s*,\s*)?\{([^}]*)\}\s*from\s*${module}`, 'g'),
-    new RegExp(String.raw`\b(?:const|let|var)\s*\{([^}]*)\}\s*=\s*require\(\s*${module}\s*\)`, 'g'),
+    new RegExp(String.raw`\bimport\s+(?:[\w$]+\s*,\s*)?\{([^}]*)\}\s*from\s*${ASSERT_MODULE}`, 'g'),
+    new RegExp(String.raw`\b(?:const|let|var)\s*\{([^}]*)\}\s*=\s*require\(\s*${ASSERT_MODULE}\s*\)`, 'g'),
   ]
   const lists = patterns.flatMap((pattern) => [...source.matchAll(pattern)].map((match) => match[1]!))
   return new Set(lists.flatMap((list) => list.split(',').map((entry) => entry.trim().split(/\s+as\s+|\s*:\s*/)[0]!)))

@@ -7,7 +7,8 @@ import { pick } from './family.ts'
  * real test by how it is called.
  */
 
-const FILLER = [
+/** Words that stand in when the real names have too few words of their own (and, now and then, second in a name). */
+export const FILLER: readonly string[] = [
   'when',
   'with',
   'for',

@@ -1,29 +1,7 @@
 import { describe, expect, test } from 'vitest'
-import { canaryNames } from '../../../src/oracle/canaries/names.ts'
+import { canaryNames, FILLER as FILLER_WORDS } from '../../../src/oracle/canaries/names.ts'
 
-// The filler words of names.ts, which stand in when the real names have too few words of their own.
-const FILLER = new Set([
-  'when',
-  'with',
-  'for',
-  'keeps',
-  'handles',
-  'returns',
-  'reads',
-  'accepts',
-  'leaves',
-  'treats',
-  'the',
-  'an',
-  'empty',
-  'single',
-  'many',
-  'large',
-  'small',
-  'first',
-  'last',
-  'repeated',
-])
+const FILLER = new Set(FILLER_WORDS)
 
 const wordsOf = (name: string) => name.split(' ')
 /** The words of a name in each position but the second, where a filler may stand. */
