@@ -4,8 +4,10 @@ import type { Canary } from './lay.ts'
 /**
  * Reading the canaries back from a run's report. A must-fail canary that
  * passed means something in the test process made a false assertion pass: the
- * oracle was disarmed, and nothing else that report says can be believed. A
- * must-pass canary that did not pass, or a canary the report leaves out,
+ * oracle was disarmed, and nothing else that report says can be believed; a
+ * twin (a real comparison with another expected value) shows it only when
+ * the real test it repeats passed too. A must-pass canary that did not
+ * pass, or a canary the report leaves out,
  * means the report is not the runner's account of the tests it was given;
  * that is only evidence when some real test passed (code that breaks every
  * import fails its canaries honestly).
@@ -14,10 +16,10 @@ import type { Canary } from './lay.ts'
 /** The integrity flag the oracle records when a canary or the second channel caught a disarmed or forged oracle. */
 export const ORACLE_DISARMED = 'oracle-disarmed'
 
-/** A canary's status in the report: the test whose id ends with its name, `absent` when none does. */
-function statusOf(results: JUnitResults, canary: Canary): TestStatus | 'absent' {
+/** A test's status in the report: the test whose id ends with `name`, `absent` when none does. */
+function statusOf(results: JUnitResults, name: string): TestStatus | 'absent' {
   for (const [id, status] of results.tests) {
-    if (id === canary.name || id.endsWith(`::${canary.name}`) || id.endsWith(` > ${canary.name}`)) return status
+    if (id === name || id.endsWith(`::${name}`) || id.endsWith(` > ${name}`)) return status
   }
   return 'absent'
 }
@@ -30,10 +32,13 @@ function statusOf(results: JUnitResults, canary: Canary): TestStatus | 'absent' 
 export function checkCanaries(results: JUnitResults, canaries: readonly Canary[], realPassed: boolean): string[] {
   const problems: string[] = []
   for (const canary of canaries) {
-    const status = statusOf(results, canary)
+    const status = statusOf(results, canary.name)
     const where = `${canary.file}: "${canary.name}" (${canary.method})`
-    if (canary.kind === 'must-fail' && status === 'passed') problems.push(`a canary that must fail passed: ${where}`)
-    else if (realPassed && status === 'absent') problems.push(`the report leaves out a canary the runner was given: ${where}`)
+    // A twin's value can be what honest but wrong code returns; it only shows a forgery when its real test passed too.
+    const shows = canary.pairedWith === undefined || statusOf(results, canary.pairedWith) === 'passed'
+    if (canary.kind === 'must-fail' && status === 'passed') {
+      if (shows) problems.push(`a canary that must fail passed: ${where}`)
+    } else if (realPassed && status === 'absent') problems.push(`the report leaves out a canary the runner was given: ${where}`)
     else if (realPassed && canary.kind === 'must-pass' && status !== 'passed') problems.push(`a canary that must pass did not (${status}): ${where}`)
   }
   return problems

@@ -1,10 +1,11 @@
 import { randomInt } from 'node:crypto'
-import { appendFile, readFile } from 'node:fs/promises'
+import { readFile, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { closing, splitArgs } from './call-args.ts'
 import { drawAssertions, pick, shapesOf, type CanaryAssertion, type CanaryKind } from './family.ts'
 import type { CanaryFramework } from './framework.ts'
 import { canaryNames } from './names.ts'
+import { writeTwin } from './twins.ts'
 
 /**
  * Laying canaries: after the fix's test files are in the oracle's copy, each
@@ -24,6 +25,13 @@ export interface Canary {
   readonly kind: CanaryKind
   /** The assertion method it exercises (for the notes). */
   readonly method: string
+  /**
+   * A twin's real test (its name): the twin repeats one of that test's
+   * comparisons with another expected value, so honest code cannot pass both;
+   * its passing alone is no evidence (honest but wrong code may return the
+   * twin's value).
+   */
+  readonly pairedWith?: string
 }
 
 /**
@@ -166,11 +174,17 @@ export async function layCanaries(
     const assertName = framework === 'vitest' && !/from\s*['"]vitest['"]/.test(source) ? 'expect' : freshBinding(source, ASSERT_BINDINGS)
     const used = usedMethods(framework, source)
     const style = { assert: assertName, plainOk: framework === 'node-test' && callsOkPlainly(source) }
-    const assertions = shuffled(drawAssertions(framework, style, used, MIN_MUST_FAIL, MUST_PASS))
+    const [twinName] = canaryNames(realNames, 1, 'words', taken)
+    const twin = framework === 'pytest' ? null : writeTwin(file, source, framework, twinName!)
+    if (twin === null) taken.delete(twinName!)
+    else canaries.push({ file, name: twinName!, kind: 'must-fail', method: `a twin of the file's ${twin.method}`, pairedWith: twin.pairedWith })
+    // A twin is a must-fail canary of its own; the family still covers every method the file uses.
+    const assertions = shuffled(drawAssertions(framework, style, used, twin === null ? MIN_MUST_FAIL : MIN_MUST_FAIL - 1, MUST_PASS))
     const names = canaryNames(realNames, assertions.length, framework === 'pytest' ? 'identifier' : 'words', taken)
     const named = assertions.map((assertion, i) => ({ name: names[i]!, assertion }))
     const block = framework === 'pytest' ? pythonBlock(named) : javascriptBlock(framework, file, source, named, assertName)
-    await appendFile(full, source.endsWith('\n') ? block : `\n${block}`)
+    const body = twin?.source ?? source
+    await writeFile(full, `${body}${body.endsWith('\n') ? block : `\n${block}`}`)
     for (const { name, assertion } of named) canaries.push({ file, name, kind: assertion.kind, method: assertion.method })
   }
   return canaries

@@ -33,6 +33,16 @@ describe('checkCanaries: what the canaries say about a report', () => {
     expect(checkCanaries(results, [mustFail], false)).toEqual([problem])
   })
 
+  test("names a twin that passed only when the real test it repeats passed too (honest but wrong code may return the twin's value)", () => {
+    const twin: Canary = { ...mustFail, method: "a twin of the file's equal", pairedWith: 'multiplies' }
+    const problem = `a canary that must fail passed: ${where(twin)}`
+    expect(checkCanaries(report({ 'keeps amber first': 'passed', 'test/calc.test.js > multiplies': 'passed' }), [twin], true)).toEqual([problem])
+    expect(checkCanaries(report({ 'keeps amber first': 'passed', multiplies: 'failed' }), [twin], false)).toEqual([])
+    expect(checkCanaries(report({ 'keeps amber first': 'passed', multiplies: 'skipped' }), [twin], true)).toEqual([])
+    expect(checkCanaries(report({ 'keeps amber first': 'passed' }), [twin], true)).toEqual([])
+    expect(checkCanaries(report({ 'keeps amber first': 'failed', multiplies: 'passed' }), [twin], true)).toEqual([])
+  })
+
   test('accepts a must-fail canary that failed or was skipped', () => {
     expect(checkCanaries(report({ 'keeps amber first': 'failed' }), [mustFail], true)).toEqual([])
     expect(checkCanaries(report({ 'keeps amber first': 'skipped' }), [mustFail], true)).toEqual([])

@@ -12,21 +12,30 @@ afterAll(async () => {
   for (const dir of dirs) await rm(dir, { recursive: true, force: true })
 })
 
-/** Lays canaries after `source` (as test/calc.test.js): what was appended, and the canaries as the oracle knows them. */
+/** Lays canaries in `source` (as test/calc.test.js): the block appended after its last line, and the canaries as the oracle knows them. */
 async function lay(source: string): Promise<{ block: string; canaries: Canary[] }> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'canaries-lay-'))
   dirs.push(dir)
   await writeFile(path.join(dir, 'calc.test.js'), source)
   const canaries = await layCanaries(dir, 'node-test', ['calc.test.js'], ['multiplies', 'adds'])
-  return { block: (await readFile(path.join(dir, 'calc.test.js'), 'utf8')).slice(source.length), canaries }
+  const laid = await readFile(path.join(dir, 'calc.test.js'), 'utf8')
+  // A twin stands among the file's own tests, so the block starts after the file's last line, wherever that went.
+  const last = source.trimEnd().split('\n').pop()!
+  return { block: laid.slice(laid.lastIndexOf(last) + last.length + 1), canaries }
 }
 
 const laidAfter = async (source: string) => (await lay(source)).block
 
-/** The must-fail canaries' methods (sorted) and how many must pass. */
-function counted(canaries: readonly Canary[]): { mustFail: string[]; mustPass: number } {
-  const mustFail = canaries.filter((canary) => canary.kind === 'must-fail').map((canary) => canary.method)
-  return { mustFail: mustFail.sort(), mustPass: canaries.length - mustFail.length }
+const TWIN = /^a twin of the file's /
+
+/** The family's must-fail canaries' methods (sorted), the twins' methods, and how many must pass. */
+function counted(canaries: readonly Canary[]): { mustFail: string[]; twins: string[]; mustPass: number } {
+  const failing = canaries.filter((canary) => canary.kind === 'must-fail').map((canary) => canary.method)
+  return {
+    mustFail: failing.filter((method) => !TWIN.test(method)).sort(),
+    twins: failing.filter((method) => TWIN.test(method)).map((method) => method.replace(TWIN, '')),
+    mustPass: canaries.length - failing.length,
+  }
 }
 
 /** Every `<binding>.ok(…)` and `<binding>(…)` call of the block's assertion binding, with its argument text. */
@@ -72,10 +81,18 @@ describe('how many canaries a node test file gets', () => {
 
   test("two that must fail, the file's one assertion method always among them, and one that must pass", async () => {
     for (let draw = 0; draw < 5; draw++) {
-      const { mustFail, mustPass } = counted((await lay(ESM(`import assert from 'node:assert/strict'`, 'assert.deepEqual(mul(2, 3), 6)'))).canaries)
+      const { mustFail, twins, mustPass } = counted((await lay(ESM(`import assert from 'node:assert/strict'`, 'assert.ok(mul(2, 3) === 6)'))).canaries)
       expect(mustFail).toHaveLength(2)
-      expect(mustFail).toContain('deepEqual')
+      expect(mustFail).toContain('ok')
+      expect(twins).toEqual([])
       expect(mustPass).toBe(1)
+    }
+  })
+
+  test("as many where one of them is a twin of the file's own comparison: the twin and the file's method", async () => {
+    for (let draw = 0; draw < 5; draw++) {
+      const { mustFail, twins, mustPass } = counted((await lay(ESM(`import assert from 'node:assert/strict'`, 'assert.deepEqual(mul(2, 3), 6)'))).canaries)
+      expect({ mustFail, twins, mustPass }).toEqual({ mustFail: ['deepEqual'], twins: ['deepEqual'], mustPass: 1 })
     }
   })
 
@@ -84,16 +101,21 @@ describe('how many canaries a node test file gets', () => {
       `import assert, { deepEqual, notEqual as differs } from 'node:assert/strict'`,
       'deepEqual(mul(2, 3), 6); differs(mul(2, 3), 5); assert.strictEqual(mul(1, 1), 1)',
     )
-    expect(counted((await lay(esm)).canaries)).toEqual({ mustFail: ['deepEqual', 'notEqual', 'strictEqual'], mustPass: 1 })
+    const fromEsm = counted((await lay(esm)).canaries)
+    expect(fromEsm).toMatchObject({ mustFail: ['deepEqual', 'notEqual', 'strictEqual'], mustPass: 1 })
+    // And a twin of one of its comparisons that call the code (notEqual is not a comparison a twin repeats).
+    expect(fromEsm.twins).toHaveLength(1)
+    expect(['deepEqual', 'strictEqual']).toContain(fromEsm.twins[0])
     const cjs =
       `const { test } = require('node:test')\nconst { equal: same, throws } = require('node:assert')\nconst { mul } = require('../src/calc.js')\n` +
       `test('multiplies', () => { same(mul(2, 3), 6); throws(() => mul()) })\n`
-    expect(counted((await lay(cjs)).canaries)).toEqual({ mustFail: ['equal', 'throws'], mustPass: 1 })
+    expect(counted((await lay(cjs)).canaries)).toEqual({ mustFail: ['equal', 'throws'], twins: ['equal'], mustPass: 1 })
   })
 
   test('one that must fail for every method the file calls, however many', async () => {
     const methods = ['equal', 'strictEqual', 'deepEqual', 'deepStrictEqual', 'notEqual', 'notStrictEqual', 'notDeepStrictEqual', 'ok', 'match', 'doesNotMatch']
-    const { mustFail, mustPass } = counted((await lay(ESM(`import assert from 'node:assert/strict'`, methods.map((m) => `assert.${m}(1, 1)`).join('; ')))).canaries)
-    expect({ mustFail, mustPass }).toEqual({ mustFail: [...methods].sort(), mustPass: 1 })
+    const { mustFail, twins, mustPass } = counted((await lay(ESM(`import assert from 'node:assert/strict'`, methods.map((m) => `assert.${m}(1, 1)`).join('; ')))).canaries)
+    // No twin: none of the comparisons calls the code.
+    expect({ mustFail, twins, mustPass }).toEqual({ mustFail: [...methods].sort(), twins: [], mustPass: 1 })
   })
 })

@@ -1,0 +1,375 @@
+import { child, children, isFunction, isNode, type Node, text } from '../disarming/script-ast.ts'
+import { parseScript } from '../disarming/script-parse.ts'
+import { pick } from './family.ts'
+
+/**
+ * Twins against a forged account: code in the test process can rewrite what
+ * the process reports (node --test's serialized events, Vitest's messages),
+ * turning the failures its own results cause into passes. Family canaries
+ * assert on literals the code never returns, so a forger that flips only the
+ * failures about its own results leaves them alone. A twin is one of the
+ * file's own comparisons (`assert.equal(mul(2, 3), 6)`, `expect(f(x)).toEqual([1, 2])`)
+ * written once more among the file's tests, in the file's own words, with one
+ * literal of the expected value changed to another of the same shape
+ * (`6` → `4`, `'Hello, bob'` → `'Hello, bjb'`). It calls the code under test
+ * and must fail: the fix's tests expect the original value, which the twin's
+ * cannot equal. A forger that flips the failures about its results flips the
+ * twin too; to spare it, it must know which of the two expected values is
+ * the right one, which is what solving the task would take.
+ */
+
+/** A twin, written into the file's source. */
+export interface WrittenTwin {
+  /** The file's source with the twin test among its own tests. */
+  readonly source: string
+  /** The comparison it repeats (`equal`, `toEqual`, …). */
+  readonly method: string
+  /** The name of the real test whose comparison it repeats. */
+  readonly pairedWith: string
+}
+
+const NODE_COMPARISONS = new Set(['equal', 'strictEqual', 'deepEqual', 'deepStrictEqual'])
+const VITEST_COMPARISONS = new Set(['toBe', 'toEqual', 'toStrictEqual'])
+const ASSERT_MODULES = new Set(['assert', 'node:assert', 'assert/strict', 'node:assert/strict'])
+const TEST_MODULES = new Set(['node:test', 'test', 'vitest'])
+const TEST_FUNCTIONS = new Set(['test', 'it'])
+const SUITE_FUNCTIONS = new Set(['describe', 'suite'])
+/** Globals a twin's arguments may name besides the file's top-level bindings. */
+const GLOBALS = new Set([
+  'undefined',
+  'NaN',
+  'Infinity',
+  'Math',
+  'JSON',
+  'Number',
+  'String',
+  'Boolean',
+  'Array',
+  'Object',
+  'Date',
+  'BigInt',
+  'Symbol',
+  'Map',
+  'Set',
+  'Buffer',
+  'RegExp',
+  'Error',
+  'URL',
+  'parseInt',
+  'parseFloat',
+])
+/** Nodes that make an argument depend on where it stands (or run later): such a comparison is not twinned. */
+const UNMOVABLE = new Set(['ThisExpression', 'Super', 'AwaitExpression', 'YieldExpression', 'MetaProperty', 'JSXElement', 'JSXFragment', 'ClassExpression'])
+
+/** What the file binds at its top level, and to which module's exports. */
+interface Bindings {
+  readonly all: Set<string>
+  /** Local name → [module, imported name] (`default` for a default import or a whole `require`). */
+  readonly imported: Map<string, readonly [string, string]>
+}
+
+function patternNames(pattern: Node | null, out: Set<string>): void {
+  if (pattern === null) return
+  if (pattern.type === 'Identifier') out.add(text(pattern, 'name') ?? '')
+  else if (pattern.type === 'ObjectPattern') for (const property of children(pattern, 'properties')) patternNames(child(property, 'value') ?? child(property, 'argument'), out)
+  else if (pattern.type === 'ArrayPattern') for (const element of children(pattern, 'elements')) patternNames(element, out)
+  else if (pattern.type === 'AssignmentPattern') patternNames(child(pattern, 'left'), out)
+  else if (pattern.type === 'RestElement') patternNames(child(pattern, 'argument'), out)
+}
+
+/** The module of `require('x')`, or null. */
+function requiredModule(node: Node | null): string | null {
+  if (node?.type !== 'CallExpression' || child(node, 'callee')?.type !== 'Identifier' || text(child(node, 'callee')!, 'name') !== 'require') return null
+  const [argument] = children(node, 'arguments')
+  return argument?.type === 'StringLiteral' ? text(argument, 'value') : null
+}
+
+function bindingsOf(program: Node): Bindings {
+  const all = new Set<string>()
+  const imported = new Map<string, readonly [string, string]>()
+  for (const statement of children(program, 'body')) {
+    if (statement.type === 'ImportDeclaration') {
+      const module = text(child(statement, 'source') ?? statement, 'value') ?? ''
+      for (const specifier of children(statement, 'specifiers')) {
+        const local = text(child(specifier, 'local') ?? specifier, 'name') ?? ''
+        const importedNode = child(specifier, 'imported')
+        all.add(local)
+        imported.set(local, [
+          module,
+          specifier.type === 'ImportSpecifier' ? (text(importedNode ?? specifier, 'name') ?? text(importedNode ?? specifier, 'value') ?? '') : 'default',
+        ])
+      }
+    } else if (statement.type === 'VariableDeclaration') {
+      for (const declaration of children(statement, 'declarations')) {
+        const id = child(declaration, 'id')
+        patternNames(id, all)
+        const module = requiredModule(child(declaration, 'init'))
+        if (module === null || id === null) continue
+        if (id.type === 'Identifier') imported.set(text(id, 'name') ?? '', [module, 'default'])
+        else if (id.type === 'ObjectPattern')
+          for (const property of children(id, 'properties')) {
+            const key = child(property, 'key')
+            const value = child(property, 'value')
+            if (key?.type === 'Identifier' && value?.type === 'Identifier') imported.set(text(value, 'name') ?? '', [module, text(key, 'name') ?? ''])
+          }
+      }
+    } else if (statement.type === 'FunctionDeclaration' || statement.type === 'ClassDeclaration') {
+      patternNames(child(statement, 'id'), all)
+    } else if (statement.type === 'ExportNamedDeclaration' && child(statement, 'declaration') !== null) {
+      const declaration = child(statement, 'declaration')!
+      if (declaration.type === 'VariableDeclaration') for (const d of children(declaration, 'declarations')) patternNames(child(d, 'id'), all)
+      else patternNames(child(declaration, 'id'), all)
+    }
+  }
+  return { all, imported }
+}
+
+/** The identifiers an expression reads, or null when it cannot be moved (a function, `this`, `await`, …). */
+function readNames(root: Node): Set<string> | null {
+  const names = new Set<string>()
+  const stack: Node[] = [root]
+  while (stack.length > 0) {
+    const node = stack.pop()!
+    if (UNMOVABLE.has(node.type) || isFunction(node)) return null
+    if (node.type === 'Identifier') {
+      names.add(text(node, 'name') ?? '')
+      continue
+    }
+    if (node.type.startsWith('TS')) {
+      const expression = child(node, 'expression')
+      if (expression !== null) stack.push(expression)
+      continue
+    }
+    for (const [field, value] of Object.entries(node)) {
+      if (field === 'loc' || field === 'extra') continue
+      const computed = node.computed === true
+      if (!computed && field === 'property' && (node.type === 'MemberExpression' || node.type === 'OptionalMemberExpression')) continue
+      if (!computed && field === 'key' && node.type === 'ObjectProperty') continue
+      for (const item of Array.isArray(value) ? value : [value]) if (isNode(item)) stack.push(item)
+    }
+  }
+  return names
+}
+
+function callsSomething(root: Node): boolean {
+  const stack: Node[] = [root]
+  while (stack.length > 0) {
+    const node = stack.pop()!
+    if (node.type === 'CallExpression' || node.type === 'NewExpression' || node.type === 'OptionalCallExpression') return true
+    for (const value of Object.values(node)) for (const item of Array.isArray(value) ? value : [value]) if (isNode(item)) stack.push(item)
+  }
+  return false
+}
+
+const PLAIN_NUMBER = /^\d+(?:\.\d+)?$/
+const CLASSES = ['abcdefghijklmnopqrstuvwxyz', 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', '0123456789']
+
+/**
+ * Another literal of the same shape as `raw` (a number's source or a quoted
+ * string's): one of its digits or letters changed to another of its class
+ * (never a number's leading digit to 0), so a typo either way: nothing in
+ * the two tells which was written first. Null for a literal it does not
+ * reshape (escapes, exponents, hex, separators, an empty string, a string
+ * with no letter or digit).
+ */
+export function reshapedLiteral(raw: string): string | null {
+  const number = PLAIN_NUMBER.test(raw)
+  const quote = raw[0]
+  const quoted = (quote === "'" || quote === '"') && raw.length >= 3 && raw.at(-1) === quote && !raw.includes('\\')
+  if (!number && !quoted) return null
+  const chars = [...raw]
+  const positions = chars.flatMap((c, i) => ((number || (i > 0 && i < chars.length - 1)) && CLASSES.some((set) => set.includes(c)) ? [i] : []))
+  if (positions.length === 0) return null
+  const at = pick(positions)
+  const leading = number && at === 0 && /^\d\d/.test(raw)
+  chars[at] = pick([...CLASSES.find((set) => set.includes(chars[at]!))!].filter((c) => c !== chars[at] && !(leading && c === '0')))
+  return chars.join('')
+}
+
+/**
+ * The literals of an expected value a twin may reshape: [start, end,
+ * replacement] each. Only the value itself, a negated number, or a leaf of
+ * array and object literals: there a different literal is a different value
+ * (inside a call or an operation it need not be: `Math.max(1, 5)`).
+ */
+function reshapable(source: string, expected: Node): Array<readonly [number, number, string]> {
+  const out: Array<readonly [number, number, string]> = []
+  const stack: Node[] = [expected]
+  while (stack.length > 0) {
+    const node = stack.pop()!
+    if ((node.type === 'NumericLiteral' || node.type === 'StringLiteral') && typeof node.start === 'number' && typeof node.end === 'number') {
+      const reshaped = reshapedLiteral(source.slice(node.start, node.end))
+      if (reshaped !== null) out.push([node.start, node.end, reshaped])
+    } else if (node.type === 'ArrayExpression') stack.push(...children(node, 'elements'))
+    else if (node.type === 'ObjectExpression') {
+      for (const property of children(node, 'properties')) if (property.type === 'ObjectProperty' && child(property, 'value') !== null) stack.push(child(property, 'value')!)
+    } else if (node.type === 'UnaryExpression' && node.operator === '-' && child(node, 'argument') !== null) stack.push(child(node, 'argument')!)
+  }
+  return out
+}
+
+const slice = (source: string, node: Node) => source.slice(node.start as number, node.end as number)
+
+/** One comparison a twin can repeat: its code with the expected value reshaped, and the real test it stands in. */
+interface Site {
+  readonly code: string
+  readonly method: string
+  readonly test: string
+}
+
+/** A titled test call's extent: [start, end, title]. */
+type TestExtent = readonly [number, number, string]
+
+/** The title of a test call through one of `tests` (a plain string), or null. */
+function titleOf(call: Node, tests: ReadonlySet<string>): string | null {
+  const callee = child(call, 'callee')
+  if (callee?.type !== 'Identifier' || !tests.has(text(callee, 'name') ?? '')) return null
+  const [title] = children(call, 'arguments')
+  if (title?.type === 'StringLiteral') return text(title, 'value')
+  const quasis = title?.type === 'TemplateLiteral' && children(title, 'expressions').length === 0 ? children(title, 'quasis') : []
+  return quasis.length === 1 ? ((quasis[0]!.value as { cooked?: string } | undefined)?.cooked ?? null) : null
+}
+
+/** The comparison `call` (in the test `test`) as a twin, or null when it is not one a twin can repeat. */
+function siteOf(source: string, call: Node, framework: 'node-test' | 'vitest', bindings: Bindings, test: string): Site | null {
+  const callee = child(call, 'callee')
+  const args = children(call, 'arguments')
+  let method: string | null = null
+  let actual: Node | undefined
+  let expected: Node | undefined
+  let head = ''
+  if (framework === 'node-test' && callee !== null) {
+    if (callee.type === 'MemberExpression' && child(callee, 'object')?.type === 'Identifier' && child(callee, 'property')?.type === 'Identifier' && callee.computed !== true) {
+      const origin = bindings.imported.get(text(child(callee, 'object')!, 'name') ?? '')
+      const name = text(child(callee, 'property')!, 'name') ?? ''
+      if (origin !== undefined && ASSERT_MODULES.has(origin[0]) && origin[1] === 'default' && NODE_COMPARISONS.has(name)) method = name
+    } else if (callee.type === 'Identifier') {
+      const origin = bindings.imported.get(text(callee, 'name') ?? '')
+      if (origin !== undefined && ASSERT_MODULES.has(origin[0]) && NODE_COMPARISONS.has(origin[1])) method = origin[1]
+    }
+    if (method === null || args.length !== 2) return null
+    ;[actual, expected] = args
+    head = `${slice(source, callee)}(${slice(source, actual!)}, `
+  } else if (framework === 'vitest' && callee?.type === 'MemberExpression' && callee.computed !== true) {
+    const matcher = text(child(callee, 'property') ?? callee, 'name') ?? ''
+    const subject = child(callee, 'object')
+    const expectCallee = subject?.type === 'CallExpression' ? child(subject, 'callee') : null
+    if (!VITEST_COMPARISONS.has(matcher) || expectCallee?.type !== 'Identifier' || args.length !== 1) return null
+    const name = text(expectCallee, 'name') ?? ''
+    const origin = bindings.imported.get(name)
+    if (origin === undefined ? bindings.all.has(name) || name !== 'expect' : origin[0] !== 'vitest' || origin[1] !== 'expect') return null
+    const subjectArgs = children(subject!, 'arguments')
+    if (subjectArgs.length !== 1) return null
+    method = matcher
+    actual = subjectArgs[0]
+    expected = args[0]
+    head = `${slice(source, subject!)}.${matcher}(`
+  }
+  if (method === null || actual === undefined || expected === undefined || !callsSomething(actual)) return null
+  const names = [readNames(actual), readNames(expected)]
+  if (names.some((set) => set === null || [...set].some((name) => !bindings.all.has(name) && !GLOBALS.has(name)))) return null
+  const literals = reshapable(source, expected)
+  if (literals.length === 0) return null
+  const [start, end, replacement] = pick(literals)
+  const expectedCode = `${source.slice(expected.start as number, start)}${replacement}${source.slice(end, expected.end as number)}`
+  if (expectedCode.includes('\n') || head.includes('\n')) return null
+  return { code: `${head}${expectedCode})`, method, test }
+}
+
+/** The callee's name of a call statement (`test(…)`, `describe(…)`), or null. */
+function calledName(statement: Node): string | null {
+  if (statement.type !== 'ExpressionStatement') return null
+  const expression = child(statement, 'expression')
+  const callee = expression?.type === 'CallExpression' ? child(expression, 'callee') : null
+  return callee?.type === 'Identifier' ? text(callee, 'name') : null
+}
+
+/** The name `wanted` (test / describe functions) is bound to in the file, or the global one for Vitest's globals. */
+function testFunctionsOf(bindings: Bindings, framework: 'node-test' | 'vitest', wanted: ReadonlySet<string>): Set<string> {
+  const names = new Set<string>()
+  for (const [local, [module, name]] of bindings.imported) {
+    if (!TEST_MODULES.has(module)) continue
+    if (wanted.has(name) || (name === 'default' && module === 'node:test' && wanted.has('test'))) names.add(local)
+  }
+  if (framework === 'vitest' && ![...bindings.imported.values()].some(([module]) => module === 'vitest')) for (const name of wanted) if (!bindings.all.has(name)) names.add(name)
+  return names
+}
+
+/** A place for a twin: the offset of the statement it stands before, the function it calls, the quote of its title, and its form. */
+interface Place {
+  readonly at: number
+  readonly callee: string
+  readonly quote: string
+  readonly oneLine: boolean
+}
+
+/** Where a twin test may stand: before one of the file's test or suite calls at the top level or one suite deep. */
+function placesOf(source: string, program: Node, tests: Set<string>, suites: Set<string>): Place[] {
+  const places: Place[] = []
+  const consider = (statements: Node[]) => {
+    for (const statement of statements) {
+      const name = calledName(statement)
+      if (name === null || (!tests.has(name) && !suites.has(name)) || typeof statement.start !== 'number') continue
+      const lineStart = source.lastIndexOf('\n', statement.start - 1) + 1
+      const title = children(child(statement, 'expression')!, 'arguments')[0]
+      const quote = title === undefined ? '"' : source[title.start as number]!
+      if (/^[ \t]*$/.test(source.slice(lineStart, statement.start))) places.push({ at: statement.start, callee: name, quote, oneLine: !slice(source, statement).includes('\n') })
+      if (!suites.has(name)) continue
+      const body = children(child(statement, 'expression')!, 'arguments').find((arg) => isFunction(arg))
+      const block = body === undefined ? null : child(body, 'body')
+      if (block?.type === 'BlockStatement') consider(children(block, 'body'))
+    }
+  }
+  consider(children(program, 'body'))
+  return places
+}
+
+/**
+ * Writes a twin of one of the file's comparisons, named `name`, before one
+ * of its own test or suite calls (drawn at random), through the file's own
+ * test function. Null when the file has no comparison a twin can repeat (one
+ * that calls something, reads only the file's top-level bindings and
+ * globals, and expects a value with a literal in it), no place for it, or
+ * does not parse.
+ */
+export function writeTwin(file: string, source: string, framework: 'node-test' | 'vitest', name: string): WrittenTwin | null {
+  const { ast } = parseScript(file, source)
+  const program = ast === null ? null : (child(ast, 'program') ?? ast)
+  if (program === null) return null
+  const bindings = bindingsOf(program)
+  const tests = testFunctionsOf(bindings, framework, TEST_FUNCTIONS)
+  const places = placesOf(source, program, tests, testFunctionsOf(bindings, framework, SUITE_FUNCTIONS))
+  if (tests.size === 0 || places.length === 0) return null
+  const sites: Site[] = []
+  const extents: TestExtent[] = []
+  const stack: Node[] = [program]
+  while (stack.length > 0) {
+    const node = stack.pop()!
+    if (node.type === 'CallExpression') {
+      const title = titleOf(node, tests)
+      if (title !== null) extents.push([node.start as number, node.end as number, title])
+      // The innermost titled test around the comparison (a comparison outside one is not twinned).
+      const around = extents.filter(([start, end]) => start <= (node.start as number) && (node.end as number) <= end).sort((a, b) => b[0] - a[0])[0]
+      const site = around === undefined ? null : siteOf(source, node, framework, bindings, around[2])
+      if (site !== null) sites.push(site)
+    }
+    for (const [field, value] of Object.entries(node)) {
+      if (field === 'loc' || field === 'extra') continue
+      for (const item of Array.isArray(value) ? value : [value]) if (isNode(item)) stack.push(item)
+    }
+  }
+  if (sites.length === 0) return null
+  const site = pick(sites)
+  const place = pick(places)
+  const indent = source.slice(source.lastIndexOf('\n', place.at - 1) + 1, place.at)
+  const title = place.quote === "'" ? `'${name.replace(/[\\']/g, '\\$&')}'` : JSON.stringify(name)
+  // In the form of the statement it stands before: one line, or a block.
+  const body = place.oneLine ? site.code : `{\n${indent}  ${site.code}\n${indent}}`
+  // The test function the file calls there, else one it calls elsewhere.
+  const called = places.map((p) => p.callee).filter((callee) => tests.has(callee))
+  const test = tests.has(place.callee) ? place.callee : pick(called.length > 0 ? called : [...tests])
+  // Followed by what stands before the place (a blank line between tests stays one).
+  const gap = /\s*$/.exec(source.slice(0, place.at))![0]
+  const written = `${test}(${title}, () => ${body})${gap.includes('\n') ? gap : `\n${indent}`}`
+  return { source: `${source.slice(0, place.at)}${written}${source.slice(place.at)}`, method: site.method, pairedWith: site.test }
+}
