@@ -19,6 +19,7 @@ export const FAST_TESTS = {
   'src/oracle/canaries/check.ts': ['test/oracle/canaries/check.test.ts'],
   'src/oracle/canaries/names.ts': ['test/oracle/canaries/names.test.ts'],
   'src/oracle/canaries/family.ts': ['test/oracle/canaries/family.test.ts'],
+  'src/oracle/canaries/framework.ts': ['test/oracle/canaries/framework.test.ts'],
 }
 
 /**
