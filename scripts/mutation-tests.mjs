@@ -15,6 +15,7 @@ export const FAST_TESTS = {
   'src/oracle/junit/outcome.ts': ['test/oracle/junit/outcome.test.ts', 'test/oracle/junit/shapes.test.ts'],
   'src/oracle/junit/results.ts': ['test/oracle/junit/parse.test.ts', 'test/oracle/junit/outcome.test.ts'],
   'src/workspace/stat-seal.ts': ['test/workspace/stat-seal.test.ts'],
+  'src/workspace/changes.ts': ['test/workspace/changes.test.ts'],
   'src/oracle/canaries/call-args.ts': ['test/oracle/canaries/call-args.test.ts', 'test/oracle/canaries/lay.test.ts'],
   'src/oracle/canaries/check.ts': ['test/oracle/canaries/check.test.ts'],
   'src/oracle/canaries/names.ts': ['test/oracle/canaries/names.test.ts'],
