@@ -196,3 +196,225 @@ describe('writeTwin in a Vitest file', () => {
     expect(writeTwin('f.test.ts', local, 'vitest', 'again')).toBeNull()
   })
 })
+
+// Which comparisons a twin repeats, file by file: what the file binds at its top level (and how), what the
+// comparison reads, how the assertion is reached, and where the twin may stand. `method` is the comparison the twin
+// repeats, or null where the file gets none.
+const NODE_HEAD = `import { test } from 'node:test'\nimport assert from 'node:assert'\nimport { mul } from './calc.mjs'\n`
+const inTest = (body: string, head = NODE_HEAD) => `${head}test('multiplies', () => {\n  ${body}\n})\n`
+const cases: ReadonlyArray<readonly [string, string, string, 'node-test' | 'vitest', string | null]> = [
+  ['a top-level function', 'calc.test.mjs', `${NODE_HEAD}function six() { return mul(2, 3) }\n${inTest('assert.equal(six(), 6)', '')}`, 'node-test', 'equal'],
+  ['a top-level class', 'calc.test.mjs', `${NODE_HEAD}class Box { static six() { return mul(2, 3) } }\n${inTest('assert.equal(Box.six(), 6)', '')}`, 'node-test', 'equal'],
+  ['an exported const', 'calc.test.mjs', `${NODE_HEAD}export const two = 2\n${inTest('assert.equal(mul(two, 3), 6)', '')}`, 'node-test', 'equal'],
+  ['an exported function', 'calc.test.mjs', `${NODE_HEAD}export function three() { return 3 }\n${inTest('assert.equal(mul(2, three()), 6)', '')}`, 'node-test', 'equal'],
+  [
+    'a name destructured from an object, a rest, a default, after a hole',
+    'calc.test.mjs',
+    `${NODE_HEAD}const { a, b: [, c = 3], ...rest } = { a: 2, b: [0], d: 1 }\n${inTest('assert.equal(mul(a, c) + rest.d, 7)', '')}`,
+    'node-test',
+    'equal',
+  ],
+  ['a local of the test', 'calc.test.mjs', inTest('const two = 2; assert.equal(mul(two, 3), 6)'), 'node-test', null],
+  ['a name bound in no scope', 'calc.test.mjs', inTest('assert.equal(mul(nowhere, 3), 6)'), 'node-test', null],
+  [
+    'a whole require of node:assert',
+    'calc.test.js',
+    `const { test } = require('node:test')\nconst assert = require('node:assert')\nconst { mul } = require('./calc.js')\ntest('multiplies', () => assert.strictEqual(mul(2, 3), 6))\n`,
+    'node-test',
+    'strictEqual',
+  ],
+  [
+    'a comparison destructured from require, renamed',
+    'calc.test.js',
+    `const { test } = require('node:test')\nconst { deepEqual: same } = require('assert')\nconst { mul } = require('./calc.js')\ntest('multiplies', () => same(mul(2, 3), 6))\n`,
+    'node-test',
+    'deepEqual',
+  ],
+  [
+    'a destructured require with a default',
+    'calc.test.js',
+    `const { test } = require('node:test')\nconst { equal = null } = require('assert')\nconst { mul } = require('./calc.js')\ntest('multiplies', () => equal(mul(2, 3), 6))\n`,
+    'node-test',
+    null,
+  ],
+  [
+    'a require of a computed name',
+    'calc.test.js',
+    `const { test } = require('node:test')\nconst name = 'assert'\nconst assert = require(name)\nconst { mul } = require('./calc.js')\ntest('multiplies', () => assert.equal(mul(2, 3), 6))\n`,
+    'node-test',
+    null,
+  ],
+  [
+    'a call of something that is not require',
+    'calc.test.js',
+    `const { test } = require('node:test')\nconst assert = load('node:assert')\nconst { mul } = require('./calc.js')\ntest('multiplies', () => assert.equal(mul(2, 3), 6))\n`,
+    'node-test',
+    null,
+  ],
+  [
+    'a namespace import of node:assert/strict',
+    'calc.test.mjs',
+    `import test from 'node:test'\nimport * as strict from 'node:assert/strict'\nimport { mul } from './calc.mjs'\ntest('multiplies', () => strict.deepStrictEqual(mul(2, 3), 6))\n`,
+    'node-test',
+    'deepStrictEqual',
+  ],
+  [
+    'a named comparison of another module',
+    'calc.test.mjs',
+    `import { test } from 'node:test'\nimport { equal } from './helpers.mjs'\nimport { mul } from './calc.mjs'\ntest('multiplies', () => equal(mul(2, 3), 6))\n`,
+    'node-test',
+    null,
+  ],
+  [
+    'a named import of node:assert that is no comparison',
+    'calc.test.mjs',
+    `import { test } from 'node:test'\nimport { ok } from 'node:assert'\nimport { mul } from './calc.mjs'\ntest('multiplies', () => ok(mul(2, 3), 6))\n`,
+    'node-test',
+    null,
+  ],
+  ['a computed method', 'calc.test.mjs', inTest("assert['equal'](mul(2, 3), 6)"), 'node-test', null],
+  ['a method of a member', 'calc.test.mjs', inTest('assert.strict.equal(mul(2, 3), 6)'), 'node-test', null],
+  [
+    'a member of the code read by name',
+    'calc.test.mjs',
+    `import { test } from 'node:test'\nimport assert from 'node:assert'\nimport * as calc from './calc.mjs'\ntest('multiplies', () => assert.equal(calc.mul(2, 3), 6))\n`,
+    'node-test',
+    'equal',
+  ],
+  [
+    'a member read by a computed key bound nowhere',
+    'calc.test.mjs',
+    `import { test } from 'node:test'\nimport assert from 'node:assert'\nimport * as calc from './calc.mjs'\ntest('multiplies', () => assert.equal(calc[key](2, 3), 6))\n`,
+    'node-test',
+    null,
+  ],
+  ['object keys, which read nothing', 'calc.test.mjs', inTest('assert.deepEqual(Object.entries({ value: mul(2, 3) }), [["value", 6]])'), 'node-test', 'deepEqual'],
+  ['a computed object key bound nowhere', 'calc.test.mjs', inTest('assert.deepEqual({ [key]: mul(2, 3) }, { value: 6 })'), 'node-test', null],
+  [
+    'a cast, a non-null assertion and a function type in TypeScript',
+    'calc.test.ts',
+    inTest('assert.equal((mul as (a: number, b: number) => number)(2, 3)!, 6)'),
+    'node-test',
+    'equal',
+  ],
+  ['an expected value spread from elsewhere', 'calc.test.mjs', inTest('assert.deepEqual({ v: mul(2, 3) }, { ...base })'), 'node-test', null],
+  ['an expected value with a plus', 'calc.test.mjs', inTest('assert.equal(mul(2, 3), +6)'), 'node-test', null],
+  ['an actual value over two lines', 'calc.test.mjs', inTest('assert.equal(mul(2,\n    3), 6)'), 'node-test', null],
+  ['an expected value over two lines', 'calc.test.mjs', inTest('assert.deepEqual([mul(2, 3)], [\n    6])'), 'node-test', null],
+  [
+    'a node comparison in a Vitest file',
+    'calc.test.ts',
+    `import { expect, test } from 'vitest'\nimport assert from 'node:assert'\nimport { mul } from './calc'\ntest('multiplies', () => assert.equal(mul(2, 3), 6))\n`,
+    'vitest',
+    null,
+  ],
+  [
+    'an expect in a node test file',
+    'calc.test.mjs',
+    `import { test } from 'node:test'\nimport { expect } from 'vitest'\nimport { mul } from './calc.mjs'\ntest('multiplies', () => expect(mul(2, 3)).toBe(6))\n`,
+    'node-test',
+    null,
+  ],
+  [
+    'an aliased expect',
+    'calc.test.ts',
+    `import { expect as check, it } from 'vitest'\nimport { mul } from './calc'\nit('multiplies', () => check(mul(2, 3)).toBe(6))\n`,
+    'vitest',
+    'toBe',
+  ],
+  ['expect(…).not', 'calc.test.ts', `import { expect, it } from 'vitest'\nimport { mul } from './calc'\nit('multiplies', () => expect(mul(2, 3)).not.toBe(5))\n`, 'vitest', null],
+  [
+    'expect with a message',
+    'calc.test.ts',
+    `import { expect, it } from 'vitest'\nimport { mul } from './calc'\nit('multiplies', () => expect(mul(2, 3), 'six').toBe(6))\n`,
+    'vitest',
+    null,
+  ],
+  ['expect.soft', 'calc.test.ts', `import { expect, it } from 'vitest'\nimport { mul } from './calc'\nit('multiplies', () => expect.soft(mul(2, 3)).toBe(6))\n`, 'vitest', null],
+  [
+    'a matcher given two values',
+    'calc.test.ts',
+    `import { expect, it } from 'vitest'\nimport { mul } from './calc'\nit('multiplies', () => expect(mul(2, 3)).toEqual(6, 7))\n`,
+    'vitest',
+    null,
+  ],
+  [
+    'a computed matcher',
+    'calc.test.ts',
+    `import { expect, it } from 'vitest'\nimport { mul } from './calc'\nit('multiplies', () => expect(mul(2, 3))['toBe'](6))\n`,
+    'vitest',
+    null,
+  ],
+  [
+    'an expect of another module',
+    'calc.test.ts',
+    `import { it } from 'vitest'\nimport { expect } from './expect'\nimport { mul } from './calc'\nit('multiplies', () => expect(mul(2, 3)).toBe(6))\n`,
+    'vitest',
+    null,
+  ],
+  [
+    "Vitest's global test where the file imports from vitest",
+    'calc.test.ts',
+    `import { expect } from 'vitest'\nimport { mul } from './calc'\ntest('multiplies', () => expect(mul(2, 3)).toBe(6))\n`,
+    'vitest',
+    null,
+  ],
+  [
+    'only suites and no test function',
+    'calc.test.mjs',
+    `import { describe } from 'node:test'\nimport assert from 'node:assert'\nimport { mul } from './calc.mjs'\ndescribe('calc', () => { assert.equal(mul(2, 3), 6) })\n`,
+    'node-test',
+    null,
+  ],
+  ['tests that do not start their lines', 'calc.test.mjs', `${NODE_HEAD};test('multiplies', () => assert.equal(mul(2, 3), 6))\n`, 'node-test', null],
+]
+
+describe('writeTwin: what it repeats, by what the file binds and the comparison reads', () => {
+  for (const [what, file, source, framework, method] of cases) {
+    test(`${what}: ${method === null ? 'no twin' : `a twin of ${method}`}`, () => {
+      const twin = writeTwin(file, source, framework, 'twin')
+      expect(twin?.method ?? null).toBe(method)
+      if (twin !== null) expect(twin.pairedWith).toBe('multiplies')
+    })
+  }
+})
+
+describe('writeTwin: where it stands and what it is paired with', () => {
+  test('pairs a comparison of a nested test with the innermost test around it', () => {
+    const source = inTest("test('inner', () => assert.equal(mul(2, 3), 6))")
+    for (let draw = 0; draw < 5; draw++) expect(writeTwin('calc.test.mjs', source, 'node-test', 'twin')?.pairedWith).toBe('inner')
+  })
+
+  test('pairs with a title written as a template without expressions', () => {
+    const source = `${NODE_HEAD}test(\`multiplies\`, () => assert.equal(mul(2, 3), 6))\n`
+    expect(writeTwin('calc.test.mjs', source, 'node-test', 'twin')?.pairedWith).toBe('multiplies')
+  })
+
+  test('stands inside a suite written with a function expression, and never in one whose body is an expression', () => {
+    const block = `${NODE_HEAD.replace('{ test }', '{ describe, test }')}describe('calc', function () {\n  test('multiplies', () => assert.equal(mul(2, 3), 6))\n})\n`
+    const seen = new Set<number>()
+    for (let draw = 0; draw < 40; draw++) seen.add(writeTwin('calc.test.mjs', block, 'node-test', 'twin')!.source.indexOf("  test('twin'"))
+    expect([...seen].some((at) => at > 0)).toBe(true)
+    const expression = `${NODE_HEAD.replace('{ test }', '{ describe, test }')}describe('calc', () => test('multiplies', () => assert.equal(mul(2, 3), 6)))\n`
+    for (let draw = 0; draw < 20; draw++) expect(writeTwin('calc.test.mjs', expression, 'node-test', 'twin')!.source).toMatch(/^test\('twin', /m)
+  })
+
+  test('keeps a blank line between tests where the file has one, and none where it has none', () => {
+    const spaced = `${NODE_HEAD}\ntest('adds', () => assert.equal(mul(1, 1), 1))\n\ntest('multiplies', () => assert.equal(mul(2, 3), 6))\n`
+    for (let draw = 0; draw < 10; draw++) {
+      const written = writeTwin('calc.test.mjs', spaced, 'node-test', 'twin')!.source
+      expect(written).toMatch(/\n\ntest\('twin', \(\) => assert\.equal\(mul\(\d, \d\), \d\)\)\n\ntest\('/)
+    }
+    const tight = `${NODE_HEAD}test('adds', () => assert.equal(mul(1, 1), 1))\ntest('multiplies', () => assert.equal(mul(2, 3), 6))\n`
+    for (let draw = 0; draw < 10; draw++) expect(writeTwin('calc.test.mjs', tight, 'node-test', 'twin')!.source).not.toMatch(/\n\n/)
+  })
+
+  test('calls the test function the file calls where it stands, of two it imports', () => {
+    const source = `import { it, test } from 'node:test'\nimport assert from 'node:assert'\nimport { mul } from './calc.mjs'\nit('multiplies', () => assert.equal(mul(2, 3), 6))\n`
+    for (let draw = 0; draw < 10; draw++) expect(writeTwin('calc.test.mjs', source, 'node-test', 'twin')!.source).toMatch(/^it\('twin', /m)
+  })
+})
+
+test('reshapedLiteral: a digit after the first may become 0', () => {
+  expect(new Set(Array.from({ length: 300 }, () => reshapedLiteral('11')))).toContain('10')
+})
