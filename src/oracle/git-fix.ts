@@ -153,7 +153,7 @@ async function layOracleChecks(task: GitFixTask, copy: string, notes: string[]):
   const taken = takenNames(realIds)
   const decoys = await layDecoys(copy, framework, files, realIds, taken)
   const real = files.map((file) => decoys.find((decoy) => decoy.file === file)?.movedTo ?? file)
-  const canaries = await layCanaries(copy, framework, real, realIds, taken)
+  const canaries = await layCanaries(copy, framework, real, realIds, taken, task.metadata.FAIL_TO_PASS)
   notes.push(
     `laid ${canaries.length} ${framework} canaries in ${real.length} test file(s)` +
       (decoys.length === 0 ? '' : ` and ${decoys.reduce((sum, decoy) => sum + decoy.canaries.length, 0)} decoy test(s) in ${decoys.length}`),

@@ -6,6 +6,7 @@ import { drawAssertions, pick, shapesOf, type CanaryAssertion, type CanaryKind }
 import type { CanaryFramework } from './framework.ts'
 import { canaryNames } from './names.ts'
 import { writeTwin } from './twins.ts'
+import { writePythonTwin } from './twins-python.ts'
 
 /**
  * Laying canaries: after the fix's test files are in the oracle's copy, each
@@ -158,7 +159,9 @@ export function takenNames(realIds: readonly string[]): Set<string> {
  * Appends canaries to each of `testFiles` in `copy`: at least two that must
  * fail (covering the assertion methods the file uses) and one that must
  * pass, in a random order, named from the words of `realNames` and never
- * equal to one of them. Returns what it laid.
+ * equal to one of them. A file's twin repeats a comparison of one of the
+ * `failToPass` tests where it can (the tests a forger must flip). Returns
+ * what it laid.
  */
 export async function layCanaries(
   copy: string,
@@ -166,16 +169,19 @@ export async function layCanaries(
   testFiles: readonly string[],
   realNames: readonly string[],
   taken = takenNames(realNames),
+  failToPass: readonly string[] = [],
 ): Promise<Canary[]> {
   const canaries: Canary[] = []
+  // A parametrised pytest test's id names its function with the parameters after it.
+  const prefer = new Set([...takenNames(failToPass)].map((name) => name.replace(/\[.*\]$/, '')))
   for (const file of testFiles) {
     const full = path.join(copy, file)
     const source = await readFile(full, 'utf8')
     const assertName = framework === 'vitest' && !/from\s*['"]vitest['"]/.test(source) ? 'expect' : freshBinding(source, ASSERT_BINDINGS)
     const used = usedMethods(framework, source)
     const style = { assert: assertName, plainOk: framework === 'node-test' && callsOkPlainly(source) }
-    const [twinName] = canaryNames(realNames, 1, 'words', taken)
-    const twin = framework === 'pytest' ? null : writeTwin(file, source, framework, twinName!)
+    const [twinName] = canaryNames(realNames, 1, framework === 'pytest' ? 'identifier' : 'words', taken)
+    const twin = framework === 'pytest' ? writePythonTwin(source, twinName!, prefer) : writeTwin(file, source, framework, twinName!, prefer)
     if (twin === null) taken.delete(twinName!)
     else canaries.push({ file, name: twinName!, kind: 'must-fail', method: `a twin of the file's ${twin.method}`, pairedWith: twin.pairedWith })
     // A twin is a must-fail canary of its own; the family still covers every method the file uses.

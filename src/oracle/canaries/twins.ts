@@ -208,6 +208,17 @@ function reshapable(source: string, expected: Node): Array<readonly [number, num
   return out
 }
 
+/**
+ * One of `sites`, drawn among those in a test named in `prefer` when there
+ * are any: a twin of a PASS_TO_PASS test's comparison shows only a forger
+ * that flips every failure about its code, one of a FAIL_TO_PASS test's also
+ * one that flips just the failures it must.
+ */
+export function pickPreferred<T extends { readonly test: string }>(sites: readonly T[], prefer: ReadonlySet<string>): T {
+  const preferred = sites.filter((site) => prefer.has(site.test))
+  return pick(preferred.length > 0 ? preferred : sites)
+}
+
 const slice = (source: string, node: Node) => source.slice(node.start as number, node.end as number)
 
 /** One comparison a twin can repeat: its code with the expected value reshaped, and the real test it stands in. */
@@ -330,9 +341,10 @@ function placesOf(source: string, program: Node, tests: Set<string>, suites: Set
  * test function. Null when the file has no comparison a twin can repeat (one
  * that calls something, reads only the file's top-level bindings and
  * globals, and expects a value with a literal in it), no place for it, or
- * does not parse.
+ * does not parse. A comparison in one of the tests named in `prefer` (the
+ * FAIL_TO_PASS tests: the ones a forger must flip) is drawn before others.
  */
-export function writeTwin(file: string, source: string, framework: 'node-test' | 'vitest', name: string): WrittenTwin | null {
+export function writeTwin(file: string, source: string, framework: 'node-test' | 'vitest', name: string, prefer: ReadonlySet<string> = new Set()): WrittenTwin | null {
   const { ast } = parseScript(file, source)
   const program = ast === null ? null : (child(ast, 'program') ?? ast)
   if (program === null) return null
@@ -359,7 +371,7 @@ export function writeTwin(file: string, source: string, framework: 'node-test' |
     }
   }
   if (sites.length === 0) return null
-  const site = pick(sites)
+  const site = pickPreferred(sites, prefer)
   const place = pick(places)
   const indent = source.slice(source.lastIndexOf('\n', place.at - 1) + 1, place.at)
   const title = place.quote === "'" ? `'${name.replace(/[\\']/g, '\\$&')}'` : JSON.stringify(name)

@@ -379,6 +379,19 @@ describe('writeTwin: what it repeats, by what the file binds and the comparison 
   }
 })
 
+describe('writeTwin: which test it pairs with', () => {
+  const source = `import { test } from 'node:test'\nimport assert from 'node:assert'\nimport { mul } from './calc.mjs'\n\ntest('small', () => assert.equal(mul(2, 3), 6))\ntest('large', () => assert.equal(mul(20, 30), 600))\n`
+
+  test('a comparison of a preferred test (FAIL_TO_PASS) whenever there is one', () => {
+    for (let draw = 0; draw < 40; draw++) expect(writeTwin('calc.test.mjs', source, 'node-test', 'twin', new Set(['large']))?.pairedWith).toBe('large')
+  })
+
+  test('any of the file’s comparisons when no preferred test has one', () => {
+    const seen = new Set(Array.from({ length: 60 }, () => writeTwin('calc.test.mjs', source, 'node-test', 'twin', new Set(['other']))?.pairedWith))
+    expect([...seen].sort()).toEqual(['large', 'small'])
+  })
+})
+
 describe('writeTwin: where it stands and what it is paired with', () => {
   test('pairs a comparison of a nested test with the innermost test around it', () => {
     const source = inTest("test('inner', () => assert.equal(mul(2, 3), 6))")
