@@ -1,4 +1,4 @@
-import { child, children, isFunction, isNode, type Node, text } from '../disarming/script-ast.ts'
+import { child, children, isFunction, isNode, type Node, text, walk } from '../disarming/script-ast.ts'
 import { parseScript } from '../disarming/script-parse.ts'
 import { pick } from './family.ts'
 
@@ -68,9 +68,12 @@ interface Bindings {
   readonly imported: Map<string, readonly [string, string]>
 }
 
+/** An Identifier's name (Babel gives every Identifier one; a PrivateName, `#x`, has none). */
+const nameOf = (identifier: Node) => identifier.name as string
+
 function patternNames(pattern: Node | null, out: Set<string>): void {
   if (pattern === null) return
-  if (pattern.type === 'Identifier') out.add(text(pattern, 'name') ?? '')
+  if (pattern.type === 'Identifier') out.add(nameOf(pattern))
   else if (pattern.type === 'ObjectPattern') for (const property of children(pattern, 'properties')) patternNames(child(property, 'value') ?? child(property, 'argument'), out)
   else if (pattern.type === 'ArrayPattern') for (const element of children(pattern, 'elements')) patternNames(element, out)
   else if (pattern.type === 'AssignmentPattern') patternNames(child(pattern, 'left'), out)
@@ -89,28 +92,27 @@ function bindingsOf(program: Node): Bindings {
   const imported = new Map<string, readonly [string, string]>()
   for (const statement of children(program, 'body')) {
     if (statement.type === 'ImportDeclaration') {
-      const module = text(child(statement, 'source') ?? statement, 'value') ?? ''
+      const module = child(statement, 'source')!.value as string
       for (const specifier of children(statement, 'specifiers')) {
-        const local = text(child(specifier, 'local') ?? specifier, 'name') ?? ''
+        const local = nameOf(child(specifier, 'local')!)
+        // `import { equal }` or `import { 'equal' as same }`.
         const importedNode = child(specifier, 'imported')
         all.add(local)
-        imported.set(local, [
-          module,
-          specifier.type === 'ImportSpecifier' ? (text(importedNode ?? specifier, 'name') ?? text(importedNode ?? specifier, 'value') ?? '') : 'default',
-        ])
+        imported.set(local, [module, specifier.type === 'ImportSpecifier' ? String(importedNode!.name ?? importedNode!.value) : 'default'])
       }
     } else if (statement.type === 'VariableDeclaration') {
       for (const declaration of children(statement, 'declarations')) {
-        const id = child(declaration, 'id')
+        const id = child(declaration, 'id')!
         patternNames(id, all)
         const module = requiredModule(child(declaration, 'init'))
-        if (module === null || id === null) continue
-        if (id.type === 'Identifier') imported.set(text(id, 'name') ?? '', [module, 'default'])
-        else if (id.type === 'ObjectPattern')
+        if (module === null) continue
+        if (id.type === 'Identifier') imported.set(nameOf(id), [module, 'default'])
+        // An object pattern's properties (an array pattern has none).
+        else
           for (const property of children(id, 'properties')) {
             const key = child(property, 'key')
             const value = child(property, 'value')
-            if (key?.type === 'Identifier' && value?.type === 'Identifier') imported.set(text(value, 'name') ?? '', [module, text(key, 'name') ?? ''])
+            if (key?.type === 'Identifier' && value?.type === 'Identifier') imported.set(nameOf(value), [module, nameOf(key)])
           }
       }
     } else if (statement.type === 'FunctionDeclaration' || statement.type === 'ClassDeclaration') {
@@ -132,7 +134,7 @@ function readNames(root: Node): Set<string> | null {
     const node = stack.pop()!
     if (UNMOVABLE.has(node.type) || isFunction(node)) return null
     if (node.type === 'Identifier') {
-      names.add(text(node, 'name') ?? '')
+      names.add(nameOf(node))
       continue
     }
     if (node.type.startsWith('TS')) {
@@ -141,7 +143,6 @@ function readNames(root: Node): Set<string> | null {
       continue
     }
     for (const [field, value] of Object.entries(node)) {
-      if (field === 'loc' || field === 'extra') continue
       const computed = node.computed === true
       if (!computed && field === 'property' && (node.type === 'MemberExpression' || node.type === 'OptionalMemberExpression')) continue
       if (!computed && field === 'key' && node.type === 'ObjectProperty') continue
@@ -151,14 +152,10 @@ function readNames(root: Node): Set<string> | null {
   return names
 }
 
+const CALLS = new Set(['CallExpression', 'NewExpression', 'OptionalCallExpression'])
+
 function callsSomething(root: Node): boolean {
-  const stack: Node[] = [root]
-  while (stack.length > 0) {
-    const node = stack.pop()!
-    if (node.type === 'CallExpression' || node.type === 'NewExpression' || node.type === 'OptionalCallExpression') return true
-    for (const value of Object.values(node)) for (const item of Array.isArray(value) ? value : [value]) if (isNode(item)) stack.push(item)
-  }
-  return false
+  return walk(root).some(({ node }) => CALLS.has(node.type))
 }
 
 const PLAIN_NUMBER = /^\d+(?:\.\d+)?$/
@@ -175,10 +172,11 @@ const CLASSES = ['abcdefghijklmnopqrstuvwxyz', 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', '01
 export function reshapedLiteral(raw: string): string | null {
   const number = PLAIN_NUMBER.test(raw)
   const quote = raw[0]
-  const quoted = (quote === "'" || quote === '"') && raw.length >= 3 && raw.at(-1) === quote && !raw.includes('\\')
+  const quoted = (quote === "'" || quote === '"') && raw.at(-1) === quote && !raw.includes('\\')
   if (!number && !quoted) return null
   const chars = [...raw]
-  const positions = chars.flatMap((c, i) => ((number || (i > 0 && i < chars.length - 1)) && CLASSES.some((set) => set.includes(c)) ? [i] : []))
+  // A string's quotes are in no class, so only what stands between them can change.
+  const positions = chars.flatMap((c, i) => (CLASSES.some((set) => set.includes(c)) ? [i] : []))
   if (positions.length === 0) return null
   const at = pick(positions)
   const leading = number && at === 0 && /^\d\d/.test(raw)
@@ -197,13 +195,14 @@ function reshapable(source: string, expected: Node): Array<readonly [number, num
   const stack: Node[] = [expected]
   while (stack.length > 0) {
     const node = stack.pop()!
-    if ((node.type === 'NumericLiteral' || node.type === 'StringLiteral') && typeof node.start === 'number' && typeof node.end === 'number') {
-      const reshaped = reshapedLiteral(source.slice(node.start, node.end))
-      if (reshaped !== null) out.push([node.start, node.end, reshaped])
+    if (node.type === 'NumericLiteral' || node.type === 'StringLiteral') {
+      const [start, end] = [node.start as number, node.end as number]
+      const reshaped = reshapedLiteral(source.slice(start, end))
+      if (reshaped !== null) out.push([start, end, reshaped])
     } else if (node.type === 'ArrayExpression') stack.push(...children(node, 'elements'))
     else if (node.type === 'ObjectExpression') {
-      for (const property of children(node, 'properties')) if (property.type === 'ObjectProperty' && child(property, 'value') !== null) stack.push(child(property, 'value')!)
-    } else if (node.type === 'UnaryExpression' && node.operator === '-' && child(node, 'argument') !== null) stack.push(child(node, 'argument')!)
+      for (const property of children(node, 'properties')) if (property.type === 'ObjectProperty') stack.push(child(property, 'value')!)
+    } else if (node.type === 'UnaryExpression' && node.operator === '-') stack.push(child(node, 'argument')!)
   }
   return out
 }
@@ -231,52 +230,65 @@ interface Site {
 /** A titled test call's extent: [start, end, title]. */
 type TestExtent = readonly [number, number, string]
 
-/** The title of a test call through one of `tests` (a plain string), or null. */
+/** The title of a test call through one of `tests` (a plain string, or a template without expressions), or null. */
 function titleOf(call: Node, tests: ReadonlySet<string>): string | null {
-  const callee = child(call, 'callee')
-  if (callee?.type !== 'Identifier' || !tests.has(text(callee, 'name') ?? '')) return null
+  const callee = child(call, 'callee')!
+  if (callee.type !== 'Identifier' || !tests.has(nameOf(callee))) return null
   const [title] = children(call, 'arguments')
   if (title?.type === 'StringLiteral') return text(title, 'value')
-  const quasis = title?.type === 'TemplateLiteral' && children(title, 'expressions').length === 0 ? children(title, 'quasis') : []
-  return quasis.length === 1 ? ((quasis[0]!.value as { cooked?: string } | undefined)?.cooked ?? null) : null
+  // A template's parts: one more than its expressions (a string literal and other values have none).
+  const quasis = title === undefined ? [] : children(title, 'quasis')
+  return quasis.length === 1 ? (quasis[0]!.value as { cooked: string }).cooked : null
+}
+
+/** A comparison call taken apart: the method, its actual and expected values, and its code up to the expected value. */
+interface Comparison {
+  readonly method: string
+  readonly actual: Node
+  readonly expected: Node
+  readonly head: string
+}
+
+/** `assert.equal(a, b)` through the assertion module's default binding (or its `strict`), or a named comparison. */
+function nodeComparison(source: string, call: Node, bindings: Bindings): Comparison | null {
+  const callee = child(call, 'callee')!
+  const args = children(call, 'arguments')
+  let method: string | undefined
+  if (callee.type === 'MemberExpression' && callee.computed !== true && child(callee, 'object')!.type === 'Identifier') {
+    const origin = bindings.imported.get(nameOf(child(callee, 'object')!))
+    const name = nameOf(child(callee, 'property')!)
+    if (origin !== undefined && ASSERT_MODULES.has(origin[0]) && (origin[1] === 'default' || origin[1] === 'strict') && NODE_COMPARISONS.has(name)) method = name
+  } else if (callee.type === 'Identifier') {
+    const origin = bindings.imported.get(nameOf(callee))
+    if (origin !== undefined && ASSERT_MODULES.has(origin[0]) && NODE_COMPARISONS.has(origin[1])) method = origin[1]
+  }
+  if (method === undefined || args.length !== 2) return null
+  const [actual, expected] = args as [Node, Node]
+  return { method, actual, expected, head: `${slice(source, callee)}(${slice(source, actual)}, ` }
+}
+
+/** `expect(a).toBe(b)` (or `toEqual`, `toStrictEqual`) through Vitest's `expect`, imported or global. */
+function vitestComparison(source: string, call: Node, bindings: Bindings): Comparison | null {
+  const callee = child(call, 'callee')!
+  if (callee.type !== 'MemberExpression' || callee.computed === true) return null
+  const method = nameOf(child(callee, 'property')!)
+  const subject = child(callee, 'object')!
+  const args = children(call, 'arguments')
+  if (!VITEST_COMPARISONS.has(method) || subject.type !== 'CallExpression' || args.length !== 1) return null
+  const expectCallee = child(subject, 'callee')!
+  const subjectArgs = children(subject, 'arguments')
+  if (expectCallee.type !== 'Identifier' || subjectArgs.length !== 1) return null
+  const name = nameOf(expectCallee)
+  const origin = bindings.imported.get(name)
+  if (origin === undefined ? bindings.all.has(name) || name !== 'expect' : origin[0] !== 'vitest' || origin[1] !== 'expect') return null
+  return { method, actual: subjectArgs[0]!, expected: args[0]!, head: `${slice(source, subject)}.${method}(` }
 }
 
 /** The comparison `call` (in the test `test`) as a twin, or null when it is not one a twin can repeat. */
 function siteOf(source: string, call: Node, framework: 'node-test' | 'vitest', bindings: Bindings, test: string): Site | null {
-  const callee = child(call, 'callee')
-  const args = children(call, 'arguments')
-  let method: string | null = null
-  let actual: Node | undefined
-  let expected: Node | undefined
-  let head = ''
-  if (framework === 'node-test' && callee !== null) {
-    if (callee.type === 'MemberExpression' && child(callee, 'object')?.type === 'Identifier' && child(callee, 'property')?.type === 'Identifier' && callee.computed !== true) {
-      const origin = bindings.imported.get(text(child(callee, 'object')!, 'name') ?? '')
-      const name = text(child(callee, 'property')!, 'name') ?? ''
-      if (origin !== undefined && ASSERT_MODULES.has(origin[0]) && origin[1] === 'default' && NODE_COMPARISONS.has(name)) method = name
-    } else if (callee.type === 'Identifier') {
-      const origin = bindings.imported.get(text(callee, 'name') ?? '')
-      if (origin !== undefined && ASSERT_MODULES.has(origin[0]) && NODE_COMPARISONS.has(origin[1])) method = origin[1]
-    }
-    if (method === null || args.length !== 2) return null
-    ;[actual, expected] = args
-    head = `${slice(source, callee)}(${slice(source, actual!)}, `
-  } else if (framework === 'vitest' && callee?.type === 'MemberExpression' && callee.computed !== true) {
-    const matcher = text(child(callee, 'property') ?? callee, 'name') ?? ''
-    const subject = child(callee, 'object')
-    const expectCallee = subject?.type === 'CallExpression' ? child(subject, 'callee') : null
-    if (!VITEST_COMPARISONS.has(matcher) || expectCallee?.type !== 'Identifier' || args.length !== 1) return null
-    const name = text(expectCallee, 'name') ?? ''
-    const origin = bindings.imported.get(name)
-    if (origin === undefined ? bindings.all.has(name) || name !== 'expect' : origin[0] !== 'vitest' || origin[1] !== 'expect') return null
-    const subjectArgs = children(subject!, 'arguments')
-    if (subjectArgs.length !== 1) return null
-    method = matcher
-    actual = subjectArgs[0]
-    expected = args[0]
-    head = `${slice(source, subject!)}.${matcher}(`
-  }
-  if (method === null || actual === undefined || expected === undefined || !callsSomething(actual)) return null
+  const comparison = framework === 'node-test' ? nodeComparison(source, call, bindings) : vitestComparison(source, call, bindings)
+  if (comparison === null || !callsSomething(comparison.actual)) return null
+  const { method, actual, expected, head } = comparison
   const names = [readNames(actual), readNames(expected)]
   if (names.some((set) => set === null || [...set].some((name) => !bindings.all.has(name) && !GLOBALS.has(name)))) return null
   const literals = reshapable(source, expected)
@@ -290,9 +302,9 @@ function siteOf(source: string, call: Node, framework: 'node-test' | 'vitest', b
 /** The callee's name of a call statement (`test(…)`, `describe(…)`), or null. */
 function calledName(statement: Node): string | null {
   if (statement.type !== 'ExpressionStatement') return null
-  const expression = child(statement, 'expression')
-  const callee = expression?.type === 'CallExpression' ? child(expression, 'callee') : null
-  return callee?.type === 'Identifier' ? text(callee, 'name') : null
+  const expression = child(statement, 'expression')!
+  const callee = expression.type === 'CallExpression' ? child(expression, 'callee')! : null
+  return callee?.type === 'Identifier' ? nameOf(callee) : null
 }
 
 /** The name `wanted` (test / describe functions) is bound to in the file, or the global one for Vitest's globals. */
@@ -306,9 +318,10 @@ function testFunctionsOf(bindings: Bindings, framework: 'node-test' | 'vitest', 
   return names
 }
 
-/** A place for a twin: the offset of the statement it stands before, the function it calls, the quote of its title, and its form. */
+/** A place for a twin: the offset of the statement it stands before, its indent, the function it calls, the quote of its title, and its form. */
 interface Place {
   readonly at: number
+  readonly indent: string
   readonly callee: string
   readonly quote: string
   readonly oneLine: boolean
@@ -320,11 +333,12 @@ function placesOf(source: string, program: Node, tests: Set<string>, suites: Set
   const consider = (statements: Node[]) => {
     for (const statement of statements) {
       const name = calledName(statement)
-      if (name === null || (!tests.has(name) && !suites.has(name)) || typeof statement.start !== 'number') continue
-      const lineStart = source.lastIndexOf('\n', statement.start - 1) + 1
+      if (name === null || (!tests.has(name) && !suites.has(name))) continue
+      const at = statement.start as number
+      const indent = source.slice(source.lastIndexOf('\n', at - 1) + 1, at)
       const title = children(child(statement, 'expression')!, 'arguments')[0]
       const quote = title === undefined ? '"' : source[title.start as number]!
-      if (/^[ \t]*$/.test(source.slice(lineStart, statement.start))) places.push({ at: statement.start, callee: name, quote, oneLine: !slice(source, statement).includes('\n') })
+      if (/^[ \t]*$/.test(indent)) places.push({ at, indent, callee: name, quote, oneLine: !slice(source, statement).includes('\n') })
       if (!suites.has(name)) continue
       const body = children(child(statement, 'expression')!, 'arguments').find((arg) => isFunction(arg))
       const block = body === undefined ? null : child(body, 'body')
@@ -351,29 +365,23 @@ export function writeTwin(file: string, source: string, framework: 'node-test' |
   const bindings = bindingsOf(program)
   const tests = testFunctionsOf(bindings, framework, TEST_FUNCTIONS)
   const places = placesOf(source, program, tests, testFunctionsOf(bindings, framework, SUITE_FUNCTIONS))
-  if (tests.size === 0 || places.length === 0) return null
+  if (places.length === 0) return null
   const sites: Site[] = []
   const extents: TestExtent[] = []
-  const stack: Node[] = [program]
-  while (stack.length > 0) {
-    const node = stack.pop()!
-    if (node.type === 'CallExpression') {
-      const title = titleOf(node, tests)
-      if (title !== null) extents.push([node.start as number, node.end as number, title])
-      // The innermost titled test around the comparison (a comparison outside one is not twinned).
-      const around = extents.filter(([start, end]) => start <= (node.start as number) && (node.end as number) <= end).sort((a, b) => b[0] - a[0])[0]
-      const site = around === undefined ? null : siteOf(source, node, framework, bindings, around[2])
-      if (site !== null) sites.push(site)
-    }
-    for (const [field, value] of Object.entries(node)) {
-      if (field === 'loc' || field === 'extra') continue
-      for (const item of Array.isArray(value) ? value : [value]) if (isNode(item)) stack.push(item)
-    }
+  // In source order, so a test call comes before the comparisons inside it.
+  for (const { node } of walk(program)) {
+    if (node.type !== 'CallExpression') continue
+    const title = titleOf(node, tests)
+    if (title !== null) extents.push([node.start as number, node.end as number, title])
+    // The innermost titled test around the comparison (a comparison outside one is not twinned).
+    const around = extents.filter(([start, end]) => start <= (node.start as number) && (node.end as number) <= end).sort((a, b) => b[0] - a[0])[0]
+    const site = around === undefined ? null : siteOf(source, node, framework, bindings, around[2])
+    if (site !== null) sites.push(site)
   }
   if (sites.length === 0) return null
   const site = pickPreferred(sites, prefer)
   const place = pick(places)
-  const indent = source.slice(source.lastIndexOf('\n', place.at - 1) + 1, place.at)
+  const { indent } = place
   const title = place.quote === "'" ? `'${name.replace(/[\\']/g, '\\$&')}'` : JSON.stringify(name)
   // In the form of the statement it stands before: one line, or a block.
   const body = place.oneLine ? site.code : `{\n${indent}  ${site.code}\n${indent}}`

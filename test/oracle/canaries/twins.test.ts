@@ -30,6 +30,11 @@ describe('reshapedLiteral: another literal of the same shape', () => {
     }
   })
 
+  test('a number whose whole part is one digit may start with 0 (6.5 → 0.5), a longer one never', () => {
+    expect(new Set(Array.from({ length: 400 }, () => reshapedLiteral('6.5')))).toContain('0.5')
+    expect(new Set(Array.from({ length: 400 }, () => reshapedLiteral('65.5')))).not.toContain('05.5')
+  })
+
   test('a one-digit number takes every other digit, and only those', () => {
     const seen = new Set(Array.from({ length: 500 }, () => reshapedLiteral('6')))
     expect([...seen].sort()).toEqual(['0', '1', '2', '3', '4', '5', '7', '8', '9'])
@@ -367,6 +372,101 @@ const cases: ReadonlyArray<readonly [string, string, string, 'node-test' | 'vite
     null,
   ],
   ['tests that do not start their lines', 'calc.test.mjs', `${NODE_HEAD};test('multiplies', () => assert.equal(mul(2, 3), 6))\n`, 'node-test', null],
+  ['a name from an array pattern’s rest', 'calc.test.mjs', `${NODE_HEAD}const [, ...others] = [1, 2]\n${inTest('assert.equal(mul(others[0], 3), 6)', '')}`, 'node-test', 'equal'],
+  ['a declaration without a value beside the tests', 'calc.test.mjs', `${NODE_HEAD}let pending\n${inTest('assert.equal(mul(2, 3), 6)', '')}`, 'node-test', 'equal'],
+  ['a name exported by a list', 'calc.test.mjs', `${NODE_HEAD}const two = 2\nexport { two }\n${inTest('assert.equal(mul(two, 3), 6)', '')}`, 'node-test', 'equal'],
+  [
+    'a require without an argument beside the real one',
+    'calc.test.js',
+    `const { test } = require('node:test')\nconst nothing = require()\nconst assert = require('node:assert')\nconst { mul } = require('./calc.js')\ntest('multiplies', () => assert.equal(mul(2, 3), 6))\n`,
+    'node-test',
+    'equal',
+  ],
+  [
+    'a require called with new',
+    'calc.test.js',
+    `const { test } = require('node:test')\nconst assert = new require('node:assert')\nconst { mul } = require('./calc.js')\ntest('multiplies', () => assert.equal(mul(2, 3), 6))\n`,
+    'node-test',
+    null,
+  ],
+  [
+    'a comparison destructured from require beside a rest',
+    'calc.test.js',
+    `const { test } = require('node:test')\nconst { equal, ...others } = require('node:assert')\nconst { mul } = require('./calc.js')\ntest('multiplies', () => equal(mul(2, 3), 6))\n`,
+    'node-test',
+    'equal',
+  ],
+  [
+    'a comparison imported by a string name',
+    'calc.test.mjs',
+    `import { test } from 'node:test'\nimport { 'strictEqual' as same } from 'node:assert'\nimport { mul } from './calc.mjs'\ntest('multiplies', () => same(mul(2, 3), 6))\n`,
+    'node-test',
+    'strictEqual',
+  ],
+  ['a type argument of a constructor in TypeScript', 'calc.test.ts', inTest("assert.equal(new Map<string, number>([['a', mul(2, 3)]]).get('a'), 6)"), 'node-test', 'equal'],
+  ['a cast of a name bound nowhere', 'calc.test.ts', inTest('assert.equal((nowhere as typeof mul)(2, 3), 6)'), 'node-test', null],
+  [
+    'an optional member of the code',
+    'calc.test.mjs',
+    `import { test } from 'node:test'\nimport assert from 'node:assert'\nimport * as calc from './calc.mjs'\ntest('multiplies', () => assert.equal(calc?.mul(2, 3), 6))\n`,
+    'node-test',
+    'equal',
+  ],
+  [
+    'an optional call of the code',
+    'calc.test.mjs',
+    `import { test } from 'node:test'\nimport assert from 'node:assert'\nimport * as calc from './calc.mjs'\ntest('multiplies', () => assert.equal(calc.mul?.(2, 3), 6))\n`,
+    'node-test',
+    'equal',
+  ],
+  [
+    'a constructor of the code, and nothing else called',
+    'calc.test.mjs',
+    `import { test } from 'node:test'\nimport assert from 'node:assert'\nimport { Product } from './calc.mjs'\ntest('multiplies', () => assert.equal(new Product(2, 3).value, 6))\n`,
+    'node-test',
+    'equal',
+  ],
+  ['an object value bound nowhere', 'calc.test.mjs', inTest('assert.deepEqual({ v: nowhere(2, 3) }, { v: 6 })'), 'node-test', null],
+  ['an expected string', 'calc.test.mjs', inTest("assert.equal(String(mul(2, 3)), '6')"), 'node-test', 'equal'],
+  ['an expected value whose only literal cannot be reshaped', 'calc.test.mjs', inTest('assert.equal(mul(2, 3), 6e0)'), 'node-test', null],
+  ['an expected difference', 'calc.test.mjs', inTest('assert.equal(mul(2, 3), 7 - 1)'), 'node-test', null],
+  [
+    'an expected object spread from a top-level binding',
+    'calc.test.mjs',
+    `${NODE_HEAD}const base = { b: 1 }\n${inTest('assert.deepEqual({ a: mul(2, 3), b: 1 }, { ...base, a: 6 })', '')}`,
+    'node-test',
+    'deepEqual',
+  ],
+  ['a comparison inside a helper called with a string', 'calc.test.mjs', inTest("check('label', () => assert.equal(mul(2, 3), 6))"), 'node-test', 'equal'],
+  ['a test call without arguments beside the tests', 'calc.test.mjs', `${NODE_HEAD}test()\n${inTest('assert.equal(mul(2, 3), 6)', '')}`, 'node-test', 'equal'],
+  [
+    'a suite without a function beside the tests',
+    'calc.test.mjs',
+    `import { describe, test } from 'node:test'\nimport assert from 'node:assert'\nimport { mul } from './calc.mjs'\ndescribe('pending')\n${inTest('assert.equal(mul(2, 3), 6)', '')}`,
+    'node-test',
+    'equal',
+  ],
+  [
+    'the strict export of node:assert',
+    'calc.test.mjs',
+    `import { test } from 'node:test'\nimport { strict } from 'node:assert'\nimport { mul } from './calc.mjs'\ntest('multiplies', () => strict.equal(mul(2, 3), 6))\n`,
+    'node-test',
+    'equal',
+  ],
+  [
+    'a matcher on a function that is not expect',
+    'calc.test.ts',
+    `import { expect, it } from 'vitest'\nimport { mul } from './calc'\nit('multiplies', () => check(mul(2, 3)).toBe(6))\n`,
+    'vitest',
+    null,
+  ],
+  [
+    'another export of vitest named expect',
+    'calc.test.ts',
+    `import { vi as expect, it } from 'vitest'\nimport { mul } from './calc'\nit('multiplies', () => expect(mul(2, 3)).toBe(6))\n`,
+    'vitest',
+    null,
+  ],
 ]
 
 describe('writeTwin: what it repeats, by what the file binds and the comparison reads', () => {
@@ -389,6 +489,50 @@ describe('writeTwin: which test it pairs with', () => {
   test('any of the file’s comparisons when no preferred test has one', () => {
     const seen = new Set(Array.from({ length: 60 }, () => writeTwin('calc.test.mjs', source, 'node-test', 'twin', new Set(['other']))?.pairedWith))
     expect([...seen].sort()).toEqual(['large', 'small'])
+  })
+})
+
+describe('writeTwin: where it stands, through which test function', () => {
+  const draws = (source: string, name = 'twin', file = 'calc.test.mjs', framework: 'node-test' | 'vitest' = 'node-test') =>
+    Array.from({ length: 30 }, () => writeTwin(file, source, framework, name)!.source)
+
+  test('pairs a comparison after a nested test with the test around both, not the nested one', () => {
+    const source = inTest("test('inner', () => {})\n  assert.equal(mul(2, 3), 6)").replace("test('multiplies'", "test('outer'")
+    for (let draw = 0; draw < 10; draw++) expect(writeTwin('calc.test.mjs', source, 'node-test', 'twin')?.pairedWith).toBe('outer')
+  })
+
+  test('never inside a test, even one that holds tests', () => {
+    for (const written of draws(inTest("test('inner', () => assert.equal(mul(2, 3), 6))"))) expect(written).toMatch(/^test\('twin', /m)
+  })
+
+  test('never before a top-level call that is no test or suite', () => {
+    for (const written of draws(`${NODE_HEAD}configure()\n${inTest('assert.equal(mul(2, 3), 6)', '')}`)) expect(written).toMatch(/^configure\(\)\ntest\('(?:twin|multiplies)'/m)
+  })
+
+  test('through a test function of the file’s test module, never one of the same name from elsewhere', () => {
+    const source = `import { it } from 'node:test'\nimport { test } from './helpers.mjs'\nimport assert from 'node:assert'\nimport { mul } from './calc.mjs'\nit('multiplies', () => assert.equal(mul(2, 3), 6))\ntest('helper', () => {})\n`
+    for (const written of draws(source)) {
+      expect(written).toMatch(/^it\('twin', /m)
+      expect(written).not.toMatch(/^it\('twin', .*\)\ntest\('helper'/m)
+    }
+  })
+
+  test('before a suite, through a test function the file calls (not one it only imports)', () => {
+    const source = `import { describe, it, test } from 'node:test'\nimport assert from 'node:assert'\nimport { mul } from './calc.mjs'\ndescribe('calc', () => {\n  it('multiplies', () => assert.equal(mul(2, 3), 6))\n})\n`
+    const written = draws(source)
+    for (const one of written) expect(one).toMatch(/^ *it\('twin', /m)
+    // In the suite's block form, before it.
+    expect(written.some((one) => /^it\('twin', \(\) => \{\n {2}assert\.equal\(mul\(2, 3\), \d\)\n\}\)\ndescribe\(/m.test(one))).toBe(true)
+  })
+
+  test("escapes the title's quotes and backslashes in the file's quotes", () => {
+    const [written] = draws(inTest('assert.equal(mul(2, 3), 6)'), "it's a \\ twin")
+    expect(written).toContain(String.raw`test('it\'s a \\ twin', `)
+  })
+
+  test('before a first test at the very start of a file, on a line of its own', () => {
+    const source = "test('multiplies', () => expect(mul(2, 3)).toBe(6))\nfunction mul(a, b) {\n  return a * b\n}\n"
+    for (const written of draws(source, 'twin', 'calc.test.js', 'vitest')) expect(written).toMatch(/^test\('twin', \(\) => expect\(mul\(2, 3\)\)\.toBe\(\d\)\)\ntest\('multiplies'/)
   })
 })
 
