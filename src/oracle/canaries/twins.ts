@@ -126,30 +126,36 @@ function bindingsOf(program: Node): Bindings {
   return { all, imported }
 }
 
+/** An identifier an expression reads, and whether it stands as a shorthand property (`{ input }`). */
+interface Read {
+  readonly node: Node
+  readonly shorthand: boolean
+}
+
 /** The identifiers an expression reads, or null when it cannot be moved (a function, `this`, `await`, …). */
-function readNames(root: Node): Set<string> | null {
-  const names = new Set<string>()
-  const stack: Node[] = [root]
+function readsOf(root: Node): Read[] | null {
+  const reads: Read[] = []
+  const stack: Array<readonly [Node, boolean]> = [[root, false]]
   while (stack.length > 0) {
-    const node = stack.pop()!
+    const [node, shorthand] = stack.pop()!
     if (UNMOVABLE.has(node.type) || isFunction(node)) return null
     if (node.type === 'Identifier') {
-      names.add(nameOf(node))
+      reads.push({ node, shorthand })
       continue
     }
     if (node.type.startsWith('TS')) {
       const expression = child(node, 'expression')
-      if (expression !== null) stack.push(expression)
+      if (expression !== null) stack.push([expression, false])
       continue
     }
     for (const [field, value] of Object.entries(node)) {
       const computed = node.computed === true
       if (!computed && field === 'property' && (node.type === 'MemberExpression' || node.type === 'OptionalMemberExpression')) continue
       if (!computed && field === 'key' && node.type === 'ObjectProperty') continue
-      for (const item of Array.isArray(value) ? value : [value]) if (isNode(item)) stack.push(item)
+      for (const item of Array.isArray(value) ? value : [value]) if (isNode(item)) stack.push([item, node.shorthand === true])
     }
   }
-  return names
+  return reads
 }
 
 const CALLS = new Set(['CallExpression', 'NewExpression', 'OptionalCallExpression'])
@@ -227,26 +233,90 @@ interface Site {
   readonly test: string
 }
 
-/** A titled test call's extent: [start, end, title]. */
-type TestExtent = readonly [number, number, string]
+/**
+ * A titled test call's extent and how its comparisons are moved out of it:
+ * as they stand (a plain test), or with its parameters replaced by the
+ * values of one row (`it.each([[…], …])(title, (a, b) => …)`), whose title
+ * the row gives.
+ */
+interface TestExtent {
+  readonly start: number
+  readonly end: number
+  readonly title: string
+  readonly rows?: EachRows
+}
+
+/** An `each` test's parameters and rows: the literals each parameter takes, and the title the row's test gets. */
+interface EachRows {
+  readonly params: readonly string[]
+  readonly rows: ReadonlyArray<{ readonly values: readonly Node[]; readonly title: string }>
+}
 
 /** The title of a test call through one of `tests` (a plain string, or a template without expressions), or null. */
 function titleOf(call: Node, tests: ReadonlySet<string>): string | null {
   const callee = child(call, 'callee')!
   if (callee.type !== 'Identifier' || !tests.has(nameOf(callee))) return null
-  const [title] = children(call, 'arguments')
-  if (title?.type === 'StringLiteral') return text(title, 'value')
+  return plainString(children(call, 'arguments')[0])
+}
+
+/** A string literal's value, or a template's without expressions; null for anything else. */
+function plainString(node: Node | undefined): string | null {
+  if (node?.type === 'StringLiteral') return text(node, 'value')
   // A template's parts: one more than its expressions (a string literal and other values have none).
-  const quasis = title === undefined ? [] : children(title, 'quasis')
+  const quasis = node === undefined ? [] : children(node, 'quasis')
   return quasis.length === 1 ? (quasis[0]!.value as { cooked: string }).cooked : null
 }
 
-/** A comparison call taken apart: the method, its actual and expected values, and its code up to the expected value. */
+const ROW_LITERALS = new Set(['StringLiteral', 'NumericLiteral', 'BooleanLiteral', 'NullLiteral'])
+
+/** A literal a row may hold (a negative number too), as the title's `%s`, `%d` and `%i` print it; null for others. */
+function rowValue(node: Node): string | null {
+  if (node.type === 'UnaryExpression' && node.operator === '-' && child(node, 'argument')!.type === 'NumericLiteral') return `-${String(child(node, 'argument')!.value)}`
+  if (!ROW_LITERALS.has(node.type)) return null
+  return node.type === 'NullLiteral' ? 'null' : String(node.value)
+}
+
+/**
+ * `it.each(rows)(title, (a, b) => …)` through one of `tests`: its rows (arrays of literals, or single literals) and
+ * each row's test title (`%s`, `%d` and `%i` filled in order, the only placeholders it takes). Null for anything else.
+ */
+function eachRowsOf(call: Node, tests: ReadonlySet<string>): { readonly title: string; readonly rows: EachRows } | null {
+  const inner = child(call, 'callee')!
+  const each = inner.type === 'CallExpression' ? child(inner, 'callee')! : null
+  if (each?.type !== 'MemberExpression' || each.computed === true || nameOf(child(each, 'property')!) !== 'each') return null
+  const object = child(each, 'object')!
+  const [table, ...more] = children(inner, 'arguments')
+  const [titleNode, body] = children(call, 'arguments')
+  const title = plainString(titleNode)
+  if (object.type !== 'Identifier' || !tests.has(nameOf(object)) || table?.type !== 'ArrayExpression' || more.length > 0 || title === null) return null
+  if (body === undefined || !isFunction(body) || /%[^sdi]|\$/.test(title)) return null
+  const params = children(body, 'params')
+  if (params.some((param) => param.type !== 'Identifier')) return null
+  const rows: Array<{ values: Node[]; title: string }> = []
+  for (const row of children(table, 'elements')) {
+    const values = row.type === 'ArrayExpression' ? children(row, 'elements') : [row]
+    const printed = values.map(rowValue)
+    if (printed.some((value) => value === null) || values.length < params.length) return null
+    let next = 0
+    let whole = true
+    const filled = title.replace(/%[sdi]/g, (placeholder) => {
+      const value = printed[next++] ?? ''
+      // `%d` and `%i` print a number their own way (`%i` of 1.5 is 1): only whole numbers print as written.
+      if (placeholder !== '%s' && !/^-?\d+$/.test(value)) whole = false
+      return value
+    })
+    if (!whole) return null
+    rows.push({ values, title: filled })
+  }
+  return rows.length === 0 ? null : { title, rows: { params: params.map(nameOf), rows } }
+}
+
+/** A comparison call taken apart: the method, its actual and expected values, and its code up to the expected value given the actual's. */
 interface Comparison {
   readonly method: string
   readonly actual: Node
   readonly expected: Node
-  readonly head: string
+  readonly head: (actual: string) => string
 }
 
 /** `assert.equal(a, b)` through the assertion module's default binding (or its `strict`), or a named comparison. */
@@ -264,7 +334,7 @@ function nodeComparison(source: string, call: Node, bindings: Bindings): Compari
   }
   if (method === undefined || args.length !== 2) return null
   const [actual, expected] = args as [Node, Node]
-  return { method, actual, expected, head: `${slice(source, callee)}(${slice(source, actual)}, ` }
+  return { method, actual, expected, head: (code) => `${slice(source, callee)}(${code}, ` }
 }
 
 /** `expect(a).toBe(b)` (or `toEqual`, `toStrictEqual`) through Vitest's `expect`, imported or global. */
@@ -281,29 +351,61 @@ function vitestComparison(source: string, call: Node, bindings: Bindings): Compa
   const name = nameOf(expectCallee)
   const origin = bindings.imported.get(name)
   if (origin === undefined ? bindings.all.has(name) || name !== 'expect' : origin[0] !== 'vitest' || origin[1] !== 'expect') return null
-  return { method, actual: subjectArgs[0]!, expected: args[0]!, head: `${slice(source, subject)}.${method}(` }
+  return { method, actual: subjectArgs[0]!, expected: args[0]!, head: (code) => `${slice(source, expectCallee)}(${code}).${method}(` }
 }
 
-/** The comparison `call` (in the test `test`) as a twin, or null when it is not one a twin can repeat. */
-function siteOf(source: string, call: Node, framework: 'node-test' | 'vitest', bindings: Bindings, test: string): Site | null {
+/** `node`'s code with each parameter it reads replaced by its value's code; null when one stands as a shorthand property. */
+function substituted(source: string, node: Node, reads: readonly Read[], values: ReadonlyMap<string, Node>): string | null {
+  let code = slice(source, node)
+  const start = node.start as number
+  const replaced = reads.filter((read) => values.has(nameOf(read.node))).sort((a, b) => (b.node.start as number) - (a.node.start as number))
+  for (const { node: read, shorthand } of replaced) {
+    if (shorthand) return null
+    code = `${code.slice(0, (read.start as number) - start)}${slice(source, values.get(nameOf(read))!)}${code.slice((read.end as number) - start)}`
+  }
+  return code
+}
+
+/**
+ * The comparison `call` (in `test`) as twins: one, or one per row of an `each` test (the row gives the parameters'
+ * values and the title paired with; the expected value is then a parameter, its row's literal reshaped, or reads
+ * none). Empty when it is not one a twin can repeat.
+ */
+function sitesOf(source: string, call: Node, framework: 'node-test' | 'vitest', bindings: Bindings, test: TestExtent): Site[] {
   const comparison = framework === 'node-test' ? nodeComparison(source, call, bindings) : vitestComparison(source, call, bindings)
-  if (comparison === null || !callsSomething(comparison.actual)) return null
+  if (comparison === null || !callsSomething(comparison.actual)) return []
+  const rows = test.rows?.rows ?? [undefined]
+  return rows.flatMap((row) => siteOf(source, comparison, bindings, test, row) ?? [])
+}
+
+/** One twin of `comparison`, with `row`'s values in place of the test's parameters. */
+function siteOf(source: string, comparison: Comparison, bindings: Bindings, test: TestExtent, row: EachRows['rows'][number] | undefined): Site | null {
   const { method, actual, expected, head } = comparison
-  const names = [readNames(actual), readNames(expected)]
-  if (names.some((set) => set === null || [...set].some((name) => !bindings.all.has(name) && !GLOBALS.has(name)))) return null
-  const literals = reshapable(source, expected)
+  const values = new Map(row === undefined ? [] : test.rows!.params.map((param, i) => [param, row.values[i]!] as const))
+  const reads = [readsOf(actual), readsOf(expected)]
+  if (reads.some((list) => list === null || list.some(({ node }) => !values.has(nameOf(node)) && !bindings.all.has(nameOf(node)) && !GLOBALS.has(nameOf(node))))) return null
+  const actualCode = substituted(source, actual, reads[0]!, values)
+  const parameter = expected.type === 'Identifier' ? values.get(nameOf(expected)) : undefined
+  if (actualCode === null || (parameter === undefined && reads[1]!.some(({ node }) => values.has(nameOf(node))))) return null
+  const literals = reshapable(source, parameter ?? expected)
   if (literals.length === 0) return null
   const [start, end, replacement] = pick(literals)
-  const expectedCode = `${source.slice(expected.start as number, start)}${replacement}${source.slice(end, expected.end as number)}`
-  if (expectedCode.includes('\n') || head.includes('\n')) return null
-  return { code: `${head}${expectedCode})`, method, test }
+  const expectedNode = parameter ?? expected
+  const expectedCode = `${source.slice(expectedNode.start as number, start)}${replacement}${source.slice(end, expectedNode.end as number)}`
+  const code = `${head(actualCode)}${expectedCode})`
+  if (code.includes('\n')) return null
+  return { code, method, test: row?.title ?? test.title }
 }
 
-/** The callee's name of a call statement (`test(…)`, `describe(…)`), or null. */
+/** The callee's name of a call statement (`test(…)`, `describe(…)`, and `it` of `it.each(…)(…)`), or null. */
 function calledName(statement: Node): string | null {
   if (statement.type !== 'ExpressionStatement') return null
   const expression = child(statement, 'expression')!
-  const callee = expression.type === 'CallExpression' ? child(expression, 'callee')! : null
+  let callee = expression.type === 'CallExpression' ? child(expression, 'callee')! : null
+  if (callee?.type === 'CallExpression') {
+    const each = child(callee, 'callee')!
+    callee = each.type === 'MemberExpression' && each.computed !== true && nameOf(child(each, 'property')!) === 'each' ? child(each, 'object')! : null
+  }
   return callee?.type === 'Identifier' ? nameOf(callee) : null
 }
 
@@ -371,12 +473,14 @@ export function writeTwin(file: string, source: string, framework: 'node-test' |
   // In source order, so a test call comes before the comparisons inside it.
   for (const { node } of walk(program)) {
     if (node.type !== 'CallExpression') continue
+    const [start, end] = [node.start as number, node.end as number]
     const title = titleOf(node, tests)
-    if (title !== null) extents.push([node.start as number, node.end as number, title])
+    const each = title === null ? eachRowsOf(node, tests) : null
+    if (title !== null) extents.push({ start, end, title })
+    else if (each !== null) extents.push({ start, end, ...each })
     // The innermost titled test around the comparison (a comparison outside one is not twinned).
-    const around = extents.filter(([start, end]) => start <= (node.start as number) && (node.end as number) <= end).sort((a, b) => b[0] - a[0])[0]
-    const site = around === undefined ? null : siteOf(source, node, framework, bindings, around[2])
-    if (site !== null) sites.push(site)
+    const around = extents.filter((extent) => extent.start <= start && end <= extent.end).sort((a, b) => b.start - a.start)[0]
+    if (around !== undefined) sites.push(...sitesOf(source, node, framework, bindings, around))
   }
   if (sites.length === 0) return null
   const site = pickPreferred(sites, prefer)

@@ -492,6 +492,60 @@ describe('writeTwin: which test it pairs with', () => {
   })
 })
 
+describe('writeTwin in an each test: one row’s values in place of the parameters', () => {
+  const HEAD = `import { expect, it, test } from 'vitest'\nimport { slugify, sign } from '../src/slug'\n`
+  const twins = (body: string) => Array.from({ length: 40 }, () => writeTwin('test/slug.test.ts', `${HEAD}${body}\n`, 'vitest', 'twin'))
+
+  test("repeats the comparison with one row's literals, the expected one reshaped, paired with the title that row's test gets", () => {
+    const rows = twins("it.each([['Hello', 'hello'], ['Two Words', 'two-words']])('turns %s into %s', (input, expected) => {\n  expect(slugify(input)).toBe(expected)\n})")
+    const seen = new Set<string>()
+    for (const twin of rows) {
+      const [, input, output] = /^it\('twin', \(\) => \{\n {2}expect\(slugify\('([^']*)'\)\)\.toBe\('([^']*)'\)\n\}\)$/m.exec(twin!.source)!
+      const real = input === 'Hello' ? 'hello' : 'two-words'
+      expect(output).not.toBe(real)
+      expect(output).toHaveLength(real.length)
+      expect(twin!.pairedWith).toBe(`turns ${input} into ${real}`)
+      seen.add(input!)
+    }
+    expect([...seen].sort()).toEqual(['Hello', 'Two Words'])
+  })
+
+  test("the preferred row's twin whenever a row's test is preferred (FAIL_TO_PASS)", () => {
+    const source = `${HEAD}it.each([['Hello', 'hello'], ['Two Words', 'two-words']])('turns %s into %s', (input, expected) => expect(slugify(input)).toBe(expected))\n`
+    const prefer = new Set(['turns Two Words into two-words'])
+    for (let draw = 0; draw < 30; draw++) expect(writeTwin('test/slug.test.ts', source, 'vitest', 'twin', prefer)?.pairedWith).toBe('turns Two Words into two-words')
+  })
+
+  test('single values as rows, numbers printed as the title prints them, and an expected value that reads no parameter', () => {
+    for (const twin of twins("test.each([-2, 3])('sign of %i', (n) => expect(sign(n, 1.5)).toBe(1))")) {
+      const [, n, expected] = /^test\('twin', \(\) => expect\(sign\((-?\d), 1\.5\)\)\.toBe\((\d)\)\)$/m.exec(twin!.source)!
+      expect(expected).not.toBe('1')
+      expect(twin!.pairedWith).toBe(`sign of ${n}`)
+    }
+  })
+
+  test('none where a row or the comparison cannot be moved out whole', () => {
+    const none = [
+      "it.each([[1, 2]])('doubles %s', (n, m) => expect(sign(n)).toBe(m * 2))",
+      "it.each([[1, 2]])('sums %s', (a, b) => expect(sign({ a, b })).toBe(3))",
+      "it.each([[1, 2]])('json %j', (a, b) => expect(sign(a)).toBe(b))",
+      "it.each([{ a: 1, b: 2 }])('named $a', ({ a, b }) => expect(sign(a)).toBe(b))",
+      "it.each([[one, 2]])('bound nowhere %s', (a, b) => expect(sign(a)).toBe(b))",
+      "it.each([[1]])('short row %s', (a, b) => expect(sign(a)).toBe(b))",
+      "it.each([[1.5, 2]])('whole %i', (a, b) => expect(sign(a)).toBe(b))",
+      "it.each([[1, 2]])('local %s', (a, b) => { const c = a; expect(sign(c)).toBe(b) })",
+      "it.each([])('no rows %s', (a, b) => expect(sign(a)).toBe(b))",
+      "it.each([[1, 2]], [[3, 4]])('two tables %s', (a, b) => expect(sign(a)).toBe(b))",
+      'it.each([[1, 2]])(title, (a, b) => expect(sign(a)).toBe(b))',
+      "it.each([[1, 2]])('no function %s', check)",
+      "it['each']([[1, 2]])('computed %s', (a, b) => expect(sign(a)).toBe(b))",
+      "helper.each([[1, 2]])('other %s', (a, b) => expect(sign(a)).toBe(b))",
+      "it.for([[1, 2]])('for %s', ([a, b]) => expect(sign(a)).toBe(b))",
+    ]
+    for (const body of none) expect(twins(body)[0], body).toBeNull()
+  })
+})
+
 describe('writeTwin: where it stands, through which test function', () => {
   const draws = (source: string, name = 'twin', file = 'calc.test.mjs', framework: 'node-test' | 'vitest' = 'node-test') =>
     Array.from({ length: 30 }, () => writeTwin(file, source, framework, name)!.source)
