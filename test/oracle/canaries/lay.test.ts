@@ -369,14 +369,19 @@ describe('when the canaries call ok() and the assertion module without a message
 describe('the canaries laid after a pytest file', () => {
   const SOURCE = `from calc import mul\n\n\ndef test_multiplies():\n    assert mul(2, 3) == 6\n`
 
-  test('import pytest, then one test function each, two blank lines apart, named test_… from the real names', async () => {
+  test('a twin before the real test, then import pytest and one test function each, two blank lines apart, named test_… from the real names', async () => {
     const taken = new Set(['test_multiplies'])
-    const { appended, canaries } = await layOne('pytest', 'test_calc.py', SOURCE, taken)
+    const { laid, canaries } = await layOne('pytest', 'test_calc.py', SOURCE, taken)
+    const [twin] = canaries.filter((canary) => canary.pairedWith !== undefined)
+    expect(laid.startsWith(`from calc import mul\n\n\ndef ${twin!.name}():\n    assert mul(2, 3) == `)).toBe(true)
+    const last = '    assert mul(2, 3) == 6\n'
+    const appended = laid.slice(laid.lastIndexOf(last) + last.length)
     expect(appended).toMatch(/^\n\nimport pytest\n(?:\n\ndef test_[a-z_]+\(\):\n {4}[^\n]+\n(?: {8}[^\n]+\n)?)+$/)
-    expect([...appended!.matchAll(/^def (\w+)\(\):$/gm)].map((match) => match[1])).toEqual(canaries.map((c) => c.name))
-    // No twin for pytest: two that must fail, one that must pass.
-    expect(counted(canaries)).toMatchObject({ twins: [], mustPass: 1 })
-    expect(counted(canaries).mustFail).toHaveLength(2)
+    expect([...laid.matchAll(/^def (\w+)\(\):$/gm)].map((match) => match[1]).filter((name) => name !== 'test_multiplies')).toEqual(canaries.map((c) => c.name))
+    // The twin of the file's == takes the place of one of the family's two that must fail; one must pass.
+    expect(counted(canaries)).toMatchObject({ twins: ['=='], mustPass: 1 })
+    expect(counted(canaries).mustFail).toHaveLength(1)
+    expect(twin!.pairedWith).toBe('test_multiplies')
     for (const canary of canaries) expect(canary.name).toMatch(/^test_[a-z]+(?:_[a-z]+){2,4}$/)
     expect(taken).toEqual(new Set(['test_multiplies', ...canaries.map((c) => c.name)]))
   })
