@@ -458,6 +458,25 @@ describe('a template across the runs of one process: sealed when it matched and 
     expect(await tampering(guard.afterOracle())).toBe(`001-guarded: after the oracle, its template ${template} changed during the run: value.txt changed`)
   })
 
+  test('a seal taken in the very millisecond the run began is of that run: a change found after the oracle is dated to the run', async () => {
+    const { task, root, template } = await folderTask()
+    // No task files: nothing is read between the run's start and the seal.
+    const bare: FolderTask = { ...task, files: [] }
+    // Runs are begun until one is made and has its template sealed within one millisecond, while the template is
+    // young (its seals racy, so never kept: each run takes its own).
+    const young = Date.now() + RACY_MARGIN_MS / 2
+    let guard: TaskGuard | undefined
+    while (guard === undefined && Date.now() < young) {
+      const began = Date.now()
+      const candidate = await TaskGuard.beforeRun(bare, root)
+      await candidate.watchTemplate(template)
+      if (Date.now() === began) guard = candidate
+    }
+    expect(guard, 'no run began and sealed its template within one millisecond').toBeDefined()
+    await writeFile(path.join(template, 'value.txt'), 'right\n')
+    expect(await tampering(guard!.afterOracle())).toBe(`001-guarded: after the oracle, its template ${template} changed during the run: value.txt changed`)
+  })
+
   test('a file added to the template and removed again during the run is found by the folder itself, named .', async () => {
     const { task, root, template } = await folderTask()
     const guard = await TaskGuard.beforeRun(task, root)
