@@ -9,6 +9,7 @@ export const FAST_TESTS = {
   'src/runs/consistency.ts': ['test/runs/store.test.ts', 'test/analysis/missing-data.test.ts', 'test/runs/consistency.test.ts'],
   'src/runs/plausibility.ts': ['test/runs/plausibility.test.ts'],
   'src/runs/store.ts': ['test/runs/store.test.ts'],
+  'src/runs/task-guard.ts': ['test/runs/task-guard-unit.test.ts', 'test/runs/task-guard-seal.test.ts'],
   'src/oracle/second-channel.ts': ['test/oracle/second-channel.test.ts'],
   'src/oracle/junit/parse.ts': ['test/oracle/junit/parse.test.ts', 'test/oracle/junit/outcome.test.ts', 'test/oracle/junit/shapes.test.ts', 'test/oracle/second-channel.test.ts'],
   'src/oracle/junit/ids.ts': ['test/oracle/junit/parse.test.ts', 'test/oracle/junit/outcome.test.ts', 'test/oracle/junit/shapes.test.ts'],
@@ -21,6 +22,12 @@ export const FAST_TESTS = {
   'src/oracle/canaries/names.ts': ['test/oracle/canaries/names.test.ts'],
   'src/oracle/canaries/family.ts': ['test/oracle/canaries/family.test.ts'],
   'src/oracle/canaries/framework.ts': ['test/oracle/canaries/framework.test.ts'],
+  'src/oracle/canaries/decoys.ts': ['test/oracle/canaries/decoys.test.ts'],
+  'src/oracle/canaries/lay.ts': ['test/oracle/canaries/lay.test.ts'],
+  'src/sandbox/proxy-target.ts': ['test/sandbox/proxy-target.test.ts'],
+  'src/sandbox/egress.ts': ['test/sandbox/egress-ledger.test.ts'],
+  'src/sandbox/process/tags.ts': ['test/sandbox/process/tags.test.ts'],
+  'src/sandbox/process/environment.ts': ['test/sandbox/process/environment.test.ts'],
 }
 
 /**
