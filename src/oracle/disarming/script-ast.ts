@@ -59,7 +59,7 @@ export interface Visited {
 /**
  * Every node below `root`, in source order, without recursion (a tree
  * thousands deep is walked like a flat one). A function's body is "in a
- * function" unless the function is called where it stands (an IIFE), and so
+ * function" unless the function is called where it stands (an IIFE, `?.()` too), and so
  * is a class field's initialiser.
  */
 export function walk(root: Node): Visited[] {
@@ -69,7 +69,7 @@ export function walk(root: Node): Visited[] {
     const entry = stack.pop()!
     visited.push(entry)
     const { node } = entry
-    const calledHere = node.type === 'CallExpression' || node.type === 'NewExpression' ? child(node, 'callee') : null
+    const calledHere = node.type === 'CallExpression' || node.type === 'OptionalCallExpression' || node.type === 'NewExpression' ? child(node, 'callee') : null
     const found: Visited[] = []
     for (const field of Object.keys(node)) {
       if (SKIPPED_FIELDS.has(field)) continue

@@ -78,6 +78,7 @@ describe('exit handlers and exits', () => {
     ['a listener for an event the analysis cannot read', 'process.on(eventName, () => {})\n', [`${FLAG.monkeypatchesRunner}:1`]],
     ['process.exit while the module loads', 'export const x = 1\nprocess.exit(0)\n', [`${FLAG.processExit}:2`]],
     ['process.exit in a function called where it stands', 'if (x) {\n  (() => process.exit(0))()\n}\n', [`${FLAG.processExit}:2`]],
+    ['process.exit in a function called where it stands by an optional call', '(() => process.exit(0))?.()\n', [`${FLAG.processExit}:1`]],
     ['process.exit through call', "process['exit'].call(process, 0)\n", [`${FLAG.processExit}:1`]],
   ])('%s', (_name, source, expected) => {
     expect(flags(source)).toEqual(expected)
