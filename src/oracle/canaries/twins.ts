@@ -117,7 +117,7 @@ function bindingsOf(program: Node): Bindings {
       }
     } else if (statement.type === 'FunctionDeclaration' || statement.type === 'ClassDeclaration') {
       patternNames(child(statement, 'id'), all)
-    } else if (statement.type === 'ExportNamedDeclaration' && child(statement, 'declaration') !== null) {
+    } else if ((statement.type === 'ExportNamedDeclaration' || statement.type === 'ExportDefaultDeclaration') && child(statement, 'declaration') !== null) {
       const declaration = child(statement, 'declaration')!
       if (declaration.type === 'VariableDeclaration') for (const d of children(declaration, 'declarations')) patternNames(child(d, 'id'), all)
       else patternNames(child(declaration, 'id'), all)
@@ -300,10 +300,11 @@ function eachRowsOf(call: Node, tests: ReadonlySet<string>): { readonly title: s
     let next = 0
     let whole = true
     const filled = title.replace(/%[sdi]/g, (placeholder) => {
-      const value = printed[next++] ?? ''
-      // `%d` and `%i` print a number their own way (`%i` of 1.5 is 1): only whole numbers print as written.
-      if (placeholder !== '%s' && !/^-?\d+$/.test(value)) whole = false
-      return value
+      const value = printed[next++] as string | undefined
+      // `%d` and `%i` print a number their own way (`%i` of 1.5 is 1): only whole numbers print as written. A
+      // placeholder past the row's values is left as it stands, which is no title a row gives.
+      if (value === undefined || (placeholder !== '%s' && !/^-?\d+$/.test(value))) whole = false
+      return value ?? placeholder
     })
     if (!whole) return null
     rows.push({ values, title: filled })

@@ -31,7 +31,7 @@ describe('reshapedLiteral: another literal of the same shape', () => {
   })
 
   test('a number whose whole part is one digit may start with 0 (6.5 → 0.5), a longer one never', () => {
-    expect(new Set(Array.from({ length: 400 }, () => reshapedLiteral('6.5')))).toContain('0.5')
+    expect(new Set(Array.from({ length: 400 }, () => reshapedLiteral('6.25')))).toContain('0.25')
     expect(new Set(Array.from({ length: 400 }, () => reshapedLiteral('65.5')))).not.toContain('05.5')
   })
 
@@ -437,6 +437,9 @@ const cases: ReadonlyArray<readonly [string, string, string, 'node-test' | 'vite
     'node-test',
     'deepEqual',
   ],
+  ['a default-exported function', 'calc.test.mjs', `${NODE_HEAD}export default function six() { return mul(2, 3) }\n${inTest('assert.equal(six(), 6)', '')}`, 'node-test', 'equal'],
+  ['an anonymous default export beside the tests', 'calc.test.mjs', `${NODE_HEAD}export default class {}\n${inTest('assert.equal(mul(2, 3), 6)', '')}`, 'node-test', 'equal'],
+  ['an assignment statement beside the tests', 'calc.test.mjs', `${NODE_HEAD}let n\nn = 2\n${inTest('assert.equal(mul(n, 3), 6)', '')}`, 'node-test', 'equal'],
   ['a comparison inside a helper called with a string', 'calc.test.mjs', inTest("check('label', () => assert.equal(mul(2, 3), 6))"), 'node-test', 'equal'],
   ['a test call without arguments beside the tests', 'calc.test.mjs', `${NODE_HEAD}test()\n${inTest('assert.equal(mul(2, 3), 6)', '')}`, 'node-test', 'equal'],
   [
@@ -542,7 +545,34 @@ describe('writeTwin in an each test: one row’s values in place of the paramete
       "helper.each([[1, 2]])('other %s', (a, b) => expect(sign(a)).toBe(b))",
       "it.for([[1, 2]])('for %s', ([a, b]) => expect(sign(a)).toBe(b))",
     ]
-    for (const body of none) expect(twins(body)[0], body).toBeNull()
+    // A plain test beside each, so that a null says the table gave no twin (not that nothing had a place).
+    for (const body of none) expect(twins(`it('placeholder', () => {})\n${body}`)[0], body).toBeNull()
+  })
+
+  test('every literal a row may hold, printed in the title as Vitest prints it', () => {
+    const rows = "[[null, 'none'], [true, 'yes'], [-2, 'minus'], [12, 'twelve']]"
+    const titles = new Set(twins(`it.each(${rows})('shows %s as %s', (value, shown) => expect(sign(value)).toBe(shown))`).map((twin) => twin!.pairedWith))
+    expect([...titles].sort()).toEqual(['shows -2 as minus', 'shows 12 as twelve', 'shows null as none', 'shows true as yes'])
+    const whole = twins("it.each([[12, 'twelve']])('%i is %s', (n, name) => expect(sign(n)).toBe(name))")
+    expect(whole[0]!.pairedWith).toBe('12 is twelve')
+  })
+
+  test('several parameters in one call, replaced each by its own value, and a cast of one (TypeScript)', () => {
+    for (const twin of twins("it.each([['long value', 'other long', 1]])('t %s', (a, b, c) => expect(sign(a, b as string)).toBe(c))")) {
+      expect(twin!.source).toMatch(/^it\('twin', \(\) => expect\(sign\('long value', 'other long' as string\)\)\.toBe\([02-9]\)\)$/m)
+    }
+  })
+
+  test('none for rows of other values, placeholders past the row, or a call that only looks like a table', () => {
+    const none = [
+      "it.each([[+2, 1]])('plus %s', (a, b) => expect(sign(a)).toBe(b))",
+      "it.each([[-'x', 1]])('minus text %s', (a, b) => expect(sign(a)).toBe(b))",
+      "it.each([[1 - 2, 1]])('difference %s', (a, b) => expect(sign(a)).toBe(b))",
+      "it.each([[1, 2]])('%s %s %s', (a, b) => expect(sign(a)).toBe(b))",
+      "it.each([[1, 2]])('destructured %s', ([a], b) => expect(sign(a)).toBe(b))",
+      "it.todo([[1, 2]])('todo %s', (a, b) => expect(sign(a)).toBe(b))",
+    ]
+    for (const body of none) expect(twins(`it('placeholder', () => {})\n${body}`)[0], body).toBeNull()
   })
 })
 
@@ -560,7 +590,9 @@ describe('writeTwin: where it stands, through which test function', () => {
   })
 
   test('never before a top-level call that is no test or suite', () => {
-    for (const written of draws(`${NODE_HEAD}configure()\n${inTest('assert.equal(mul(2, 3), 6)', '')}`)) expect(written).toMatch(/^configure\(\)\ntest\('(?:twin|multiplies)'/m)
+    for (const written of draws(`${NODE_HEAD}configure()\ntest.todo([1])('later')\n${inTest('assert.equal(mul(2, 3), 6)', '')}`)) {
+      expect(written).toMatch(/^configure\(\)\ntest\.todo\(\[1\]\)\('later'\)\ntest\('(?:twin|multiplies)'/m)
+    }
   })
 
   test('through a test function of the file’s test module, never one of the same name from elsewhere', () => {
