@@ -28,8 +28,12 @@ function importedNames(list: string, whole: boolean): string[] {
   return list.split(',').map((part) => /\sas\s+(\w+)/.exec(part)?.[1] ?? (whole ? /\w+/.exec(part)?.[0] : part.trim()) ?? '')
 }
 
-/** The names a statement binds (imports, definitions, assignments); `*` for a star import. */
-function boundBy(statement: string): string[] {
+/**
+ * The names a statement binds (imports, definitions, assignments, loop and
+ * `with … as` targets, `global`); `*` for a star import. Conservative: a
+ * name that may be a target counts as bound. Exported for its tests.
+ */
+export function namesBoundBy(statement: string): string[] {
   const code = statement.replace(STRING, '0').replace(/#.*$/, '')
   const imported = /^\s*import\s+(.+)$/.exec(code)
   if (imported !== null) return importedNames(imported[1]!, true)
@@ -48,8 +52,9 @@ function topLevel(lines: readonly string[]): Array<readonly [number, string]> {
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!
     if (!/^[A-Za-z_@]/.test(line)) continue
-    let statement = line
-    if (/^from\s.*\(\s*(?:#.*)?$/.test(line)) {
+    // Comments out first: a parenthesis in one neither opens nor closes the import.
+    let statement = line.replace(/#.*$/, '')
+    if (/^from\s[^(]*\(/.test(statement)) {
       let j = i
       while (!statement.includes(')') && j + 1 < lines.length) statement += ` ${lines[++j]!.replace(/#.*$/, '')}`
     }
@@ -58,17 +63,22 @@ function topLevel(lines: readonly string[]): Array<readonly [number, string]> {
   return out
 }
 
-/** The names `code` reads (strings removed, attributes and keyword arguments left out), or null when it cannot be moved. */
-function readNames(code: string): string[] | null {
+/**
+ * The names `code` reads (strings removed, attributes and keyword arguments
+ * left out), or null when it cannot be moved (a lambda, `await`, `yield`, a
+ * walrus, a backslash, an f-string, a quote left open). Exported for its tests.
+ */
+export function namesRead(code: string): string[] | null {
   if (/\b(?:lambda|await|yield)\b|:=|\\/.test(code)) return null
   if ([...code.matchAll(STRING)].some((match) => /[fF]/.test(match[1]!))) return null
   const bare = code.replace(STRING, ' 0 ')
   if (/['"]/.test(bare)) return null
-  return [...bare.matchAll(/(?<![\w.])([A-Za-z_]\w*)(?!\s*=(?!=))/g)].map((match) => match[1]!)
+  // A whole name (no backtracking into `ke` of `key=`), not a keyword argument's.
+  return [...bare.matchAll(/(?<![\w.])([A-Za-z_]\w*)(?!\w)(?!\s*=(?!=))/g)].map((match) => match[1]!)
 }
 
-/** Brackets in `code` all close, in order. */
-function balanced(code: string): boolean {
+/** Brackets in `code` (outside its strings) all close, in order. Exported for its tests. */
+export function bracketsBalanced(code: string): boolean {
   const open: string[] = []
   for (const c of code.replace(STRING, '0')) {
     if ('([{'.includes(c)) open.push(c)
@@ -104,7 +114,7 @@ function testBodies(lines: readonly string[]): TestBody[] {
 export function writePythonTwin(source: string, name: string, prefer: ReadonlySet<string> = new Set()): WrittenTwin | null {
   const lines = source.split('\n')
   const statements = topLevel(lines)
-  const bound = new Set(statements.flatMap(([, statement]) => boundBy(statement)))
+  const bound = new Set(statements.flatMap(([, statement]) => namesBoundBy(statement)))
   if (bound.has('*')) return null
   const sites: Array<{ code: string; test: string; indent: string }> = []
   for (const [test, first, end] of testBodies(lines)) {
@@ -112,13 +122,13 @@ export function writePythonTwin(source: string, name: string, prefer: ReadonlySe
     const indent = /^[ \t]+/.exec(body.find((line) => line.trim() !== '') ?? '')?.[0]
     if (indent === undefined) continue
     // What the test binds itself (conservatively: any name that may be a target), which a twin outside it would not see.
-    const assigned = new Set(body.flatMap(boundBy))
+    const assigned = new Set(body.flatMap(namesBoundBy))
     for (const line of body) {
       const match = ASSERT.exec(line)
       if (match === null || match[1] !== indent) continue
       const [, , actual, literal] = match as unknown as [string, string, string, string]
-      const names = readNames(actual)
-      if (names === null || actual.includes('==') || !balanced(actual) || !/[\w)\]]\s*\(/.test(actual.replace(STRING, '0'))) continue
+      const names = namesRead(actual)
+      if (names === null || actual.includes('==') || !bracketsBalanced(actual) || !/[\w)\]]\s*\(/.test(actual.replace(STRING, '0'))) continue
       if (names.some((read) => (!bound.has(read) && !PY_GLOBALS.has(read)) || assigned.has(read))) continue
       const negative = literal.startsWith('-')
       const reshaped = reshapedLiteral(negative ? literal.slice(1) : literal)

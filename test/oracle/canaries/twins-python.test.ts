@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import { writePythonTwin } from '../../../src/oracle/canaries/twins-python.ts'
+import { bracketsBalanced, namesBoundBy, namesRead, writePythonTwin } from '../../../src/oracle/canaries/twins-python.ts'
 
 // A pytest file's twin: one of its own `assert <call> == <literal>` lines as a test function of its own, the literal
 // reshaped, among the file's top-level tests. It runs the code under test, so it must fail where the real line passes.
@@ -118,5 +118,101 @@ describe('writePythonTwin: where the twin stands', () => {
 
   test('none without a top-level test to stand before', () => {
     expect(writePythonTwin('from calc import mul\n\n\ndef check():\n    assert mul(2, 3) == 6\n', 'test_twin')).toBeNull()
+  })
+})
+
+describe('namesBoundBy: what a statement binds', () => {
+  const cases: ReadonlyArray<readonly [string, readonly string[]]> = [
+    ['import calc', ['calc']],
+    ['import calc.sub', ['calc']],
+    ['import calc.sub as  c', ['c']],
+    ['import a, b as c', ['a', 'c']],
+    ['    import calc', ['calc']],
+    ['from m import a, b as c', ['a', 'c']],
+    ['from m import (a, b)', ['a', 'b']],
+    ['from  m  import  a', ['a']],
+    ['    from m import a', ['a']],
+    ['from m import a  # b', ['a']],
+    ['from m import *', ['*']],
+    ['x = 1', ['x']],
+    ["x = '#'", ['x']],
+    ['x: int = 1', ['x']],
+    ['a, b = 1, 2', ['a', 'b']],
+    ['x += 1', ['x']],
+    ['obj.attr = 1', ['obj']],
+    ['def f(x):', ['f']],
+    ['async  def g():', ['g']],
+    ['class C(Base):', ['C']],
+    ['for i, j in pairs:', ['i', 'j']],
+    ['for  k  in x:', ['k']],
+    ['with open(p) as f:', ['f']],
+    ['global g', ['g']],
+    ['if x == 1:', []],
+    ['print(x)', []],
+  ]
+  for (const [statement, names] of cases) test(`${statement} → ${names.join(', ') || 'nothing'}`, () => expect(namesBoundBy(statement)).toEqual(names))
+})
+
+describe('namesRead: what an expression reads', () => {
+  const cases: ReadonlyArray<readonly [string, readonly string[] | null]> = [
+    ['mul(2, 3)', ['mul']],
+    ['calc.mul(x)', ['calc', 'x']],
+    ['f(key=1)', ['f']],
+    ['f(key  = 1)', ['f']],
+    ['f(a == 1)', ['f', 'a']],
+    ['f(g(x))', ['f', 'g', 'x']],
+    ["f('a b')", ['f']],
+    ['f(b\'x\', r"y")', ['f']],
+    ["f(f'{x}')", null],
+    ["f(F'x')", null],
+    ['f(lambda: 1)', null],
+    ['f(await x)', null],
+    ['f((y := 2))', null],
+    ["f('a\\'b')", null],
+    ["f('open)", null],
+  ]
+  for (const [code, names] of cases) test(`${code} → ${names === null ? 'cannot be moved' : names.join(', ')}`, () => expect(namesRead(code)).toEqual(names))
+})
+
+describe('bracketsBalanced', () => {
+  test('every bracket closed by its own kind, in order, strings aside', () => {
+    expect(bracketsBalanced("f(a[1], {2: (3)}, '(')")).toBe(true)
+    for (const code of ['f(a]', 'f(a', 'f)(', 'f[a)', 'f{a]', 'f(a}']) expect(bracketsBalanced(code), code).toBe(false)
+  })
+})
+
+describe('writePythonTwin: lines and layouts a reader by lines must get right', () => {
+  test('pairs a comparison with the test it stands in, not a test before it', () => {
+    const source = 'from calc import mul\n\n\ndef test_a():\n    pass\n\n\ndef test_b():\n    assert mul(2, 3) == 6\nx = 1\n'
+    for (let i = 0; i < 20; i++) expect(writePythonTwin(source, 'test_twin')?.pairedWith).toBe('test_b')
+  })
+
+  test('a test body with blank lines in it, or first, or a space before a call', () => {
+    expect(twinOf('from calc import mul\n\n\ndef test_a():\n\n    x = 1\n\n    assert mul(2, 3) == 6\n').line).toMatch(/^ {4}assert mul\(2, 3\) == \d$/)
+    expect(twinOf('from calc import mul\n\n\ndef test_a():\n    assert mul (2, 3) == 6\n').line).toMatch(/^ {4}assert mul \(2, 3\) == \d$/)
+  })
+
+  test('a parenthesised import over lines, with comments that hold parentheses', () => {
+    expect(twinOf('from calc import (  # all (of them)\n    greet,\n    mul,  # (this one)\n)\n\n\ndef test_a():\n    assert mul(2, 3) == 6\n').pairedWith).toBe('test_a')
+    expect(twinOf('from calc import (greet,\n    mul)\n\n\ndef test_a():\n    assert mul(2, 3) == 6\n').pairedWith).toBe('test_a')
+  })
+
+  test('a first test at the very start of the file, blank lines before it (spaces in them too)', () => {
+    const first = writePythonTwin('def test_a():\n    assert mul(2, 3) == 6\nfrom calc import mul\n', 'test_twin')!.source
+    expect(first).toMatch(/^def test_twin\(\):\n {4}assert mul\(2, 3\) == \d\ndef test_a\(\):/)
+    const spaced = writePythonTwin('  \n\ndef test_a():\n    assert mul(2, 3) == 6\nfrom calc import mul\n', 'test_twin')!.source
+    expect(spaced).toMatch(/^ {2}\n\ndef test_twin\(\):\n {4}assert mul\(2, 3\) == \d\n\n\ndef test_a\(\):/)
+  })
+
+  test('none for a name a helper binds inside itself, a star import beside the names, a literal it cannot reshape, a test with no body', () => {
+    const none = [
+      'from calc import mul\n\n\ndef helper():\n    n = 2\n\n\ndef test_a():\n    assert mul(n, 3) == 6\n',
+      'from calc import *\nfrom calc import mul\n\n\ndef test_a():\n    assert mul(2, 3) == 6\n',
+      "from calc import greet\n\n\ndef test_a():\n    assert greet('') == '--'\n",
+      'from calc import mul\n\n\ndef test_empty():',
+    ]
+    for (const source of none) expect(writePythonTwin(source, 'test_twin'), source).toBeNull()
+    // An import left open at the end of the file (a syntax error pytest reports) joins what follows and stops there.
+    expect(writePythonTwin('def test_a():\n    assert mul(2, 3) == 6\nfrom calc import (mul,', 'test_twin')?.pairedWith).toBe('test_a')
   })
 })
