@@ -15,6 +15,7 @@ import { prepareDependencies, type DependencyRecipe, type PreparedDependencies }
 import { RACY_MARGIN_MS } from '../../src/workspace/stat-seal.ts'
 import { writeFolderTasks } from '../helpers/experiment-fixture.ts'
 import { minimalGitFixMetadata } from '../helpers/git-fix-metadata.ts'
+import { eventLoopTurns } from '../helpers/event-loop.ts'
 
 // The guard driven directly, as the executor drives it (beforeRun, watchTemplate and watchDependencies once the
 // workspace exists, beforeOracle after the agent, afterOracle), on folders laid out here: task folders loaded as the
@@ -56,21 +57,6 @@ async function tampering(work: Promise<unknown>): Promise<string> {
   expect([harness.reason, harness.retryable]).toEqual(['tampered', false])
   expect(harness.message.endsWith(TAIL), harness.message).toBe(true)
   return harness.message.slice(0, -TAIL.length)
-}
-
-/** How many turns of the event loop `work` spans (a setImmediate chain counts them, as in test/workspace/stat-seal.test.ts). */
-async function turns(work: () => Promise<unknown>): Promise<number> {
-  let count = 0
-  let stop = false
-  const tick = () => {
-    if (stop) return
-    count++
-    setImmediate(tick)
-  }
-  setImmediate(tick)
-  await work()
-  stop = true
-  return count
 }
 
 /**
@@ -228,11 +214,11 @@ describe("a folder task's template, checked against its starting/ before the run
     // No task files: their hashing reads with promises, whose turns vary.
     const bare: FolderTask = { ...task, files: [] }
     const first = await TaskGuard.beforeRun(bare, root)
-    expect(await turns(() => first.watchTemplate(template))).toBe(1 + 2 + 2)
+    expect(await eventLoopTurns(() => first.watchTemplate(template))).toBe(1 + 2 + 2)
     // Another template of the task (a folder never sealed): read in full, but starting/ is not read again.
     const second = await TaskGuard.beforeRun(bare, root)
     const another = await copyOf(task.startingDir)
-    expect(await turns(() => second.watchTemplate(another))).toBe(1 + 2)
+    expect(await eventLoopTurns(() => second.watchTemplate(another))).toBe(1 + 2)
   })
 
   test('what a template must hold is what starting/ held when this process first read it', async () => {
@@ -383,13 +369,13 @@ describe('a template across the runs of one process: sealed when it matched and 
     const bare: FolderTask = { ...task, files: [] }
     await outlastRacyMargin()
     const first = await TaskGuard.beforeRun(bare, root)
-    expect(await turns(() => first.watchTemplate(template))).toBe(1 + 2 + 2)
+    expect(await eventLoopTurns(() => first.watchTemplate(template))).toBe(1 + 2 + 2)
     // The seal's look (1,002 entries) yields once, after its 1,000th; the content is not read again.
-    expect(await turns(() => first.afterOracle())).toBe(1)
+    expect(await eventLoopTurns(() => first.afterOracle())).toBe(1)
     const second = await TaskGuard.beforeRun(bare, root)
-    expect(await turns(() => second.watchTemplate(template))).toBe(0)
+    expect(await eventLoopTurns(() => second.watchTemplate(template))).toBe(0)
     expect(second.watchedTemplate).toBe(template)
-    expect(await turns(() => second.afterOracle())).toBe(1)
+    expect(await eventLoopTurns(() => second.afterOracle())).toBe(1)
   })
 
   test("one task's seal never vouches for another's template", async () => {

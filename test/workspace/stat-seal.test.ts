@@ -5,6 +5,7 @@ import path from 'node:path'
 import { execa } from 'execa'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest'
 import { RACY_MARGIN_MS, StatSeal } from '../../src/workspace/stat-seal.ts'
+import { eventLoopTurns } from '../helpers/event-loop.ts'
 
 // A real folder on the system temp folder's file system; its files are made more than the racy margin before the
 // seal is taken (the seal does not trust an entry written a moment ago). The seals here take a margin of 100 ms,
@@ -150,25 +151,11 @@ describe('a folder seal', () => {
     const big = await mkdtemp(path.join(os.tmpdir(), 'stat-seal-big-'))
     try {
       await Promise.all(Array.from({ length: 2_499 }, (_, i) => writeFile(path.join(big, `f${i}`), '')))
-      /** How many turns of the event loop `work` spans (a setImmediate chain counts them). */
-      const turns = async <T>(work: () => Promise<T>): Promise<number> => {
-        let count = 0
-        let stop = false
-        const tick = () => {
-          if (stop) return
-          count++
-          setImmediate(tick)
-        }
-        setImmediate(tick)
-        await work()
-        stop = true
-        return count
-      }
       let seal: StatSeal | undefined
       // 2,500 entries (the folder and its files): a turn after the 1,000th and the 2,000th.
-      expect(await turns(async () => (seal = await StatSeal.take(big, MARGIN_MS)))).toBe(2)
+      expect(await eventLoopTurns(async () => (seal = await StatSeal.take(big, MARGIN_MS)))).toBe(2)
       expect(seal!.size).toBe(2_500)
-      expect(await turns(() => seal!.firstMoved())).toBe(2)
+      expect(await eventLoopTurns(() => seal!.firstMoved())).toBe(2)
     } finally {
       await rm(big, { recursive: true, force: true })
     }
