@@ -127,6 +127,7 @@ describe('namesBoundBy: what a statement binds', () => {
     ['import calc.sub', ['calc']],
     ['import calc.sub as  c', ['c']],
     ['import a, b as c', ['a', 'c']],
+    ['import a,', ['a', '']],
     ['    import calc', ['calc']],
     ['from m import a, b as c', ['a', 'c']],
     ['from m import (a, b)', ['a', 'b']],
@@ -190,6 +191,7 @@ describe('writePythonTwin: lines and layouts a reader by lines must get right', 
   test('a test body with blank lines in it, or first, or a space before a call', () => {
     expect(twinOf('from calc import mul\n\n\ndef test_a():\n\n    x = 1\n\n    assert mul(2, 3) == 6\n').line).toMatch(/^ {4}assert mul\(2, 3\) == \d$/)
     expect(twinOf('from calc import mul\n\n\ndef test_a():\n    assert mul (2, 3) == 6\n').line).toMatch(/^ {4}assert mul \(2, 3\) == \d$/)
+    expect(twinOf('from calc import mul\n\n\ndef test_a():\n  \n    assert mul(2, 3) == 6\n').line).toMatch(/^ {4}assert mul\(2, 3\) == \d$/)
   })
 
   test('a parenthesised import over lines, with comments that hold parentheses', () => {
