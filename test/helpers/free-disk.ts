@@ -1,7 +1,7 @@
 import { statfsSync } from 'node:fs'
 
 /** The free bytes of `dir`'s file system. */
-export function freeBytes(dir: string): number {
+function freeBytes(dir: string): number {
   const info = statfsSync(dir)
   return info.bavail * info.bsize
 }

@@ -2,13 +2,21 @@ import { readdirSync } from 'node:fs'
 import { describe, expect, test } from 'vitest'
 import { DEFAULT_LIMITS, RunCgroup } from '../../src/sandbox/index.ts'
 import { ExperimentSchema } from '../../src/experiment/schema.ts'
-import { freeBytes, lowestFree } from '../helpers/free-disk.ts'
+import { lowestFree } from '../helpers/free-disk.ts'
 import { hostileProject, tagged } from './hostile-agent.ts'
 
 // Limits per run (sandbox.limits), set low, against hostile command agents through the real path. Each agent also
 // writes the right answer: a run past a limit is unsolved whatever it left, with the limit named in its record.
 
 const LOW = { processes: 64, memoryMb: 256, diskMb: 64 }
+
+/**
+ * How far the host disk's free space may dip while a run writes its gigabyte (sampled every 20 ms): a write that
+ * escaped the limit would take about 1 GiB of it, while other test files on this disk (two at once, npm installs,
+ * clones) take tens of MB at a time. The run's own 64 MB limit fits well under it too.
+ */
+const ESCAPE_FLOOR = 512 * 1024 * 1024
+const ESCAPED = "the host disk lost more than 512 MB while the run wrote 1 GB: a write escaped the run's disk limit"
 
 /** Whether this machine gives the harness a cgroup per run (CI as root: yes); without one only rlimits act, unnamed. */
 const probe = RunCgroup.create({ ...DEFAULT_LIMITS })
@@ -82,14 +90,12 @@ dd if=/dev/urandom of=/tmp/big bs=1M count=1024 2>/dev/null; echo "TMP $(stat -c
 dd if=/dev/urandom of=/dev/shm/big bs=1M count=1024 2>/dev/null; echo "SHM $(stat -c %s /dev/shm/big)"`,
       { sandbox: { allow: [], limits: LOW } },
     )
-    const before = freeBytes(project.workspaceRoot)
-    const { record, transcript } = await project.run()
-    const after = freeBytes(project.workspaceRoot)
+    const { result, before, lowest } = await lowestFree(project.workspaceRoot, () => project.run())
+    const { record, transcript } = result
     for (const where of ['WORKSPACE ', 'TMP ', 'SHM ']) expect(Number(tagged(transcript, where)[0]), where).toBeLessThanOrEqual(LOW.diskMb * 1024 * 1024)
     expect(record.solved).toBe(false)
     expect(record.limit).toBe('disk')
-    // Other jobs share this disk: a run that wrote its gigabyte there would show; the 64 MB of the run's own do not stay.
-    expect(before - after).toBeLessThan(48 * 1024 * 1024)
+    expect(before - lowest, ESCAPED).toBeLessThan(ESCAPE_FLOOR)
   })
 })
 
@@ -100,16 +106,15 @@ describe("a run's HOME", () => {
 dd if=/dev/urandom of="$HOME/big" bs=1M count=1024 2>/dev/null; echo "HOME $(stat -c %s "$HOME/big")"`,
       { sandbox: { allow: [], limits: LOW } },
     )
-    const before = freeBytes(project.workspaceRoot)
-    const { record, transcript } = await project.run()
-    const after = freeBytes(project.workspaceRoot)
+    const { result, before, lowest } = await lowestFree(project.workspaceRoot, () => project.run())
+    const { record, transcript } = result
     const written = Number(tagged(transcript, 'HOME ')[0])
     expect(written).toBeGreaterThan(0)
     expect(written).toBeLessThanOrEqual(LOW.diskMb * 1024 * 1024)
     expect(record.solved).toBe(false)
     expect(record.outcome).toBe('unsolved')
     expect(record.limit).toBe('disk')
-    expect(before - after).toBeLessThan(48 * 1024 * 1024)
+    expect(before - lowest, ESCAPED).toBeLessThan(ESCAPE_FLOOR)
     // The next run starts as if nothing happened: a fresh HOME with the whole limit free again (it fills as much).
     const next = await project.run(2)
     expect(next.record.limit).toBe('disk')
@@ -136,8 +141,7 @@ dd if=/dev/urandom of="$HOME/big" bs=1M count=1024 2>/dev/null; echo "HOME $(sta
       }
       expect(record.outcome).toBe('unsolved')
       expect(record.limit).toBe('disk')
-      // Sampled while it ran: a gigabyte written to the host's disk, even for a moment, would show (other jobs share it).
-      expect(before - lowest).toBeLessThan(256 * 1024 * 1024)
+      expect(before - lowest, ESCAPED).toBeLessThan(ESCAPE_FLOOR)
     } finally {
       delete process.env.TASK_OUTCOME_OVERLAY
     }
@@ -158,6 +162,6 @@ EOF`,
     )
     const { result, before, lowest } = await lowestFree(project.workspaceRoot, () => project.run())
     expect(result.record).toMatchObject({ outcome: 'unsolved', solved: false, changedFiles: ['check.sh', 'value.txt'], limit: 'disk' })
-    expect(before - lowest).toBeLessThan(256 * 1024 * 1024)
+    expect(before - lowest, ESCAPED).toBeLessThan(ESCAPE_FLOOR)
   })
 })
