@@ -10,6 +10,11 @@ describe("what a test command's output says went wrong", () => {
     expect(commandNotFound(run(127, 'some noise\n/bin/bash: pytest: command not found\n'))).toBe('pytest')
   })
 
+  it('names the command without the spaces around it (a quoted name such as `"python "` that bash prints as given)', () => {
+    expect(commandNotFound(run(127, 'bash: line 1: python : command not found\n'))).toBe('python')
+    expect(commandNotFound(run(127, 'bash:  pytest: command not found\n'))).toBe('pytest')
+  })
+
   it('says so only for exit 127, and still says it when bash printed nothing it recognises', () => {
     expect(commandNotFound(run(1, 'bash: line 1: python: command not found\n'))).toBeNull()
     expect(commandNotFound(run(null, ''))).toBeNull()
