@@ -73,7 +73,8 @@ async function changedBySolution(task: FolderTask, options: OracleOptions): Prom
       timeoutMs: options.timeoutMs,
       ...(options.sandbox === undefined ? {} : { sandbox: isolatedSandbox({ writable: [copy], readOnly }), network: false }),
     })
-    if (result.exitCode !== 0) return new Set(await filesOf(task.startingDir))
+    // A failing solution tells nothing of what the fix changes: every non-code file stays protected.
+    if (result.exitCode !== 0) return new Set()
     const changed = new Set<string>()
     for (const file of await filesOf(task.startingDir)) {
       const after = await readFile(path.join(copy, file)).catch(() => null)
