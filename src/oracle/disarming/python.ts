@@ -67,7 +67,12 @@ async function runAnalysis(files: readonly PythonFile[], options: PythonAnalysis
   return answered
 }
 
-function parseAnswer(line: string): { path: string; findings: Finding[] } | null {
+/**
+ * One line of the analysis's stdout read as its answer for one file, or null when the line is not one: what a
+ * file's source cannot forge is kept out (a flag the harness does not know is dropped, a line that is not a whole
+ * number is null). Exported for its tests.
+ */
+export function parseAnswer(line: string): { path: string; findings: Finding[] } | null {
   let parsed: unknown
   try {
     parsed = JSON.parse(line)

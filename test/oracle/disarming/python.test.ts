@@ -153,4 +153,9 @@ describe('the Python analysis', () => {
     )
     expect(found).toEqual({ 'first.py': [RUNNER(2)], 'dies.py': [`${FLAG.notAnalysed}:null`], 'after.py': [`${FLAG.osExit}:2`] })
   })
+
+  test('stops when the oracle is aborted: the file it was on is not analysed, the ones after it are left out', async () => {
+    const found = await analyse({ 'first.py': 'import os\nos._exit(0)\n', 'after.py': 'import os\nos._exit(0)\n' }, { ...options, signal: AbortSignal.abort() })
+    expect(found).toEqual({ 'first.py': [`${FLAG.notAnalysed}:null`] })
+  })
 })
