@@ -2,14 +2,15 @@
 // `npm run mutate [-- <stryker options>]`: runs Stryker (stryker.config.mjs), then reads its JSON report and
 // prints each mutated file's mutation score, failing when one is under the floor (85%). A surviving mutant
 // either gets a test or a line in docs/mutation.md saying why it is equivalent.
-// `npm run mutate -- --changed <base>` mutates only the listed files changed since <base> (committed or not); without
+// `npm run mutate -- --changed <base>` mutates only the listed files changed since <base> (committed or not), and those
+// whose fast tests changed; without
 // `--testFiles`, only those with fast tests in scripts/mutation-tests.mjs, against those tests (the others are named).
 import { spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import config from '../stryker.config.mjs'
 import { mutationTargets } from './mutation-targets.mjs'
-import { fastTestsFor } from './mutation-tests.mjs'
+import { fastTestsFor, filesTestedBy } from './mutation-tests.mjs'
 
 const FLOOR = 85
 const REPORT = 'reports/mutation/mutation.json'
@@ -26,7 +27,8 @@ function strykerArgs(args) {
   if (since.status !== 0) fail(`npm run mutate -- --changed ${base}: git finds no common ancestor of ${base} and HEAD (${since.stderr.trim()}).`)
   const diff = spawnSync('git', ['diff', '--name-only', '--diff-filter=d', since.stdout.trim()], { cwd: root, encoding: 'utf8' })
   if (diff.status !== 0) fail(`npm run mutate -- --changed ${base}: git diff failed (${diff.stderr.trim()}).`)
-  const changed = mutationTargets(diff.stdout.split('\n').filter(Boolean), config.mutate)
+  const paths = diff.stdout.split('\n').filter(Boolean)
+  const changed = [...new Set([...mutationTargets(paths, config.mutate), ...filesTestedBy(paths)])]
   const rest = [...args.slice(0, at), ...args.slice(at + 2)]
   let files = changed
   if (!rest.includes('--testFiles')) {
@@ -36,7 +38,7 @@ function strykerArgs(args) {
     if (files.length > 0) rest.push('--testFiles', fast.testFiles.join(','))
   }
   if (files.length === 0) return null
-  console.log(`mutating the ${files.length} listed file(s) changed since ${base}: ${files.join(' ')}`)
+  console.log(`mutating the ${files.length} listed file(s) changed, or whose fast tests changed, since ${base}: ${files.join(' ')}`)
   return [...rest, '--mutate', files.join(',')]
 }
 

@@ -50,3 +50,12 @@ export function fastTestsFor(files, map = FAST_TESTS) {
   const testFiles = [...new Set(mapped.flatMap((file) => map[file]))]
   return { mapped, testFiles, unmapped: files.filter((file) => !Object.hasOwn(map, file)) }
 }
+
+/**
+ * The listed files whose fast tests are among `changed` (paths from the repository root), in the map's order: a
+ * change that weakens a file's tests lowers its score as surely as one to the file, so both are mutated.
+ */
+export function filesTestedBy(changed, map = FAST_TESTS) {
+  const touched = new Set(changed)
+  return Object.keys(map).filter((file) => map[file].some((test) => touched.has(test)))
+}

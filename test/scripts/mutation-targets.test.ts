@@ -3,7 +3,7 @@ import path from 'node:path'
 import { execa } from 'execa'
 import { describe, expect, it } from 'vitest'
 import { mutationTargets } from '../../scripts/mutation-targets.mjs'
-import { FAST_TESTS, fastTestsFor } from '../../scripts/mutation-tests.mjs'
+import { FAST_TESTS, fastTestsFor, filesTestedBy } from '../../scripts/mutation-tests.mjs'
 
 // `npm run mutate -- --changed <base>` mutates the changed files the mutation list names, and nothing else.
 
@@ -44,6 +44,12 @@ describe('the fast tests a changed file is mutated against', () => {
       unmapped: ['c.ts'],
     })
     expect(fastTestsFor(['toString', 'constructor'], map)).toEqual({ mapped: [], testFiles: [], unmapped: ['toString', 'constructor'] })
+  })
+
+  it('mutates a listed file whose fast tests changed, though the file did not: weaker tests lower its score too', () => {
+    const map = { 'a.ts': ['a.test.ts', 'shared.test.ts'], 'b.ts': ['b.test.ts'], 'c.ts': ['c.test.ts'] }
+    expect(filesTestedBy(['docs/x.md', 'shared.test.ts', 'c.test.ts', 'a.ts'], map)).toEqual(['a.ts', 'c.ts'])
+    expect(filesTestedBy(['b.ts', 'a.test.tsx'], map)).toEqual([])
   })
 
   it('names only files of the mutation list, and test files that exist', () => {
