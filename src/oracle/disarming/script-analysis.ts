@@ -286,7 +286,7 @@ class ScriptAnalysis {
     const callee = child(node, 'callee')
     const args = children(node, 'arguments')
     for (const fn of this.#calledFunctions(callee)) {
-      children(fn, 'params').forEach((param, i) => {
+      parametersOf(fn).forEach((param, i) => {
         if (args[i] !== undefined && args[i]!.type !== 'SpreadElement') this.#bind(param, this.#resolve(args[i]!))
       })
     }
@@ -295,7 +295,7 @@ class ScriptAnalysis {
       const receiver = this.#resolve(child(callee, 'object'))
       if (!CALLBACK_METHODS.has(method) || receiver.length === 0) return
       const index = method === 'reduce' || method === 'reduceRight' ? 1 : 0
-      for (const fn of this.#calledFunctions(args[0] ?? null)) this.#bind(children(fn, 'params')[index] ?? null, receiver)
+      for (const fn of this.#calledFunctions(args[0] ?? null)) this.#bind(parametersOf(fn)[index] ?? null, receiver)
     }
   }
 
@@ -559,7 +559,13 @@ class ScriptAnalysis {
         if (isTestPattern(text(node, 'pattern') ?? '')) this.#testPathLine ??= line
         return
     }
-    if (CALLS.has(node.type)) this.#callFlags(node, inFunction, line)
+    if (!CALLS.has(node.type)) return
+    // A path built by a call (`['/pr', 'oc/self'].join('')`, `String.fromCharCode(…)`) is read like a literal.
+    if (node.type === 'CallExpression') {
+      const folded = this.#fold(node)
+      if (folded !== null) this.#readFlags(folded, line)
+    }
+    this.#callFlags(node, inFunction, line)
   }
 
   #readFlags(shape: string, line: number): void {
@@ -704,6 +710,12 @@ function inner(node: Node): Node | null {
 
 function isStringExpression(node: Node): boolean {
   return node.type === 'StringLiteral' || node.type === 'TemplateLiteral' || (node.type === 'BinaryExpression' && node.operator === '+')
+}
+
+/** A function's parameters that take its arguments: TypeScript's `this` parameter (a type only) left out. */
+function parametersOf(fn: Node): Node[] {
+  const params = children(fn, 'params')
+  return params[0]?.type === 'Identifier' && text(params[0], 'name') === 'this' ? params.slice(1) : params
 }
 
 /** The names a binding pattern declares. */

@@ -158,3 +158,312 @@ describe('a file the analysis cannot read', () => {
     expect(flags(`const a = require('assert')\nconst b = a${'.x'.repeat(5000)}\nb.y = 1\n`)).toEqual([])
   })
 })
+
+describe('module names the analysis folds from string operations', () => {
+  test.each([
+    ['toLowerCase', "const a = require('ASSERT'.toLowerCase())\na.ok = 1\n"],
+    ['trim', "const a = require('  assert '.trim())\na.ok = 1\n"],
+    ['replace', "const a = require('axxert'.replace('xx', 'ss'))\na.ok = 1\n"],
+    ['replaceAll', "const a = require('axsert'.replaceAll('x', 's'))\na.ok = 1\n"],
+    ['concat', "const a = require('as'.concat('se', 'rt'))\na.ok = 1\n"],
+    ['String.fromCharCode', 'const a = require(String.fromCharCode(97, 115, 115, 101, 114, 116))\na.ok = 1\n'],
+    ['split then join', "const a = require('a,s,s,e,r,t'.split(',').join(''))\na.ok = 1\n"],
+    ['a template with a folded part', "const a = require(`as${'se'}rt`)\na.ok = 1\n"],
+  ])('%s', (_name, source) => {
+    expect(flags(source)).toEqual([ASSERT])
+  })
+
+  test('a constant', () => {
+    expect(flags("const name = 'assert'\nconst a = require(name)\na.ok = 1\n")).toEqual([`${FLAG.replacesAssert}:3`])
+  })
+
+  test.each([
+    ['toUpperCase, which makes another name', "const a = require('assert'.toUpperCase())\na.ok = 1\n"],
+    ["join without a separator, which joins with ','", "const a = require(['as', 'sert'].join())\na.ok = 1\n"],
+  ])('%s is folded to that name, not to assert', (_name, source) => {
+    expect(flags(source)).toEqual([])
+  })
+})
+
+describe('the writers and the places a write can stand', () => {
+  test.each([
+    ['Reflect.deleteProperty', "const a = require('assert')\nReflect.deleteProperty(a, 'ok')\n"],
+    ['Object.setPrototypeOf', "const a = require('assert')\nObject.setPrototypeOf(a, null)\n"],
+    ['Reflect.setPrototypeOf', "const a = require('assert')\nReflect.setPrototypeOf(a, null)\n"],
+    ['a for-in target', "const a = require('assert')\nfor (a.ok in {}) ;\n"],
+    ['a for-of target', "const a = require('assert')\nfor (a.ok of []) ;\n"],
+    ['an update', "const a = require('assert')\na.n++\n"],
+    ['Reflect.get, then a write', "const a = require('assert')\nReflect.get(a, 'strict').equal = 1\n"],
+  ])('%s', (_name, source) => {
+    expect(flags(source)).toEqual([ASSERT])
+  })
+
+  test('a key held by a constant', () => {
+    expect(flags("const a = require('assert')\nconst k = 'ok'\na[k] = 1\n")).toEqual([`${FLAG.replacesAssert}:3`])
+  })
+})
+
+describe('values followed through expressions, patterns and functions', () => {
+  test.each([
+    ['a conditional', "const a = require('assert')\nconst b = x ? a : null\nb.ok = 1\n"],
+    ['a logical or', "const a = require('assert')\nconst b = x || a\nb.ok = 1\n"],
+    ['a sequence', "const a = require('assert')\nconst b = (0, a)\nb.ok = 1\n"],
+    ['an array pattern', "const a = require('assert')\nconst [b] = [a]\nb.ok = 1\n"],
+    ['a rest property', "const a = require('assert')\nconst { ...b } = a\nb.ok = 1\n"],
+    ['a later assignment', "const a = require('assert')\nlet b\nb = a\nb.ok = 1\n"],
+    ["an arrow's expression body", "const a = require('assert')\nconst f = () => a\nf().ok = 1\n"],
+    ["a function expression's return", "const a = require('assert')\nconst f = function () { return a }\nf().ok = 1\n"],
+    ['a computed key of a held object', "const a = require('assert')\nconst o = { ['x']: a }\no.x.ok = 1\n"],
+    ['a numeric key of a held object', "const a = require('assert')\nconst o = { 1: a }\no[1].ok = 1\n"],
+    ['a string key of a held object', "const a = require('assert')\nconst o = { 'q': a }\no.q.ok = 1\n"],
+    ['a rest parameter', "const a = require('assert')\nfunction f(...[o]) { o.ok = 1 }\nf(a)\n"],
+    ['a parameter with a default', "const a = require('assert')\nfunction f(o = 1) { o.ok = 1 }\nf(a)\n"],
+    ["reduce's second parameter", "const a = require('assert');\n[a].reduce((acc, o) => { o.ok = 1 }, 0)\n"],
+    ['the result of Object.setPrototypeOf', "const a = require('assert')\nconst b = Object.setPrototypeOf(a, {})\nb.ok = 1\n"],
+  ])('%s', (_name, source) => {
+    expect(flags(source).map((flag) => flag.slice(0, flag.lastIndexOf(':')))).toEqual([FLAG.replacesAssert])
+  })
+
+  test.each([
+    ["reduce's accumulator, which holds the initial value", "const a = require('assert');\n[a].reduce((acc, o) => { acc.ok = 1 }, 0)\n"],
+    ['a spread copy of assert', "const a = require('assert')\nconst o = { ...a }\no.ok = 1\n"],
+    ['a parameter named assert of an uncalled function', 'function f(assert) { assert.ok = 1 }\n'],
+    ['a caught error named assert', 'try {} catch (assert) { assert.ok = 1 }\n'],
+    ['a spread argument', "const a = require('assert')\nfunction f(o) { o.ok = 1 }\nf(...[a])\n"],
+    ['a private field', 'class A { #x = 1; m() { this.#x = 2 } }\n'],
+  ])('%s is no write to assert', (_name, source) => {
+    expect(flags(source)).toEqual([])
+  })
+})
+
+describe("the runner's mocks, globals, loader and process", () => {
+  test.each([
+    ['vi.mock of vitest', "vi.mock('vitest')\n", [`${FLAG.replacesExpect}:1`]],
+    ['vi.mock of node:test', "vi.mock('node:test')\n", [`${FLAG.monkeypatchesRunner}:1`]],
+    ['vi.doMock of chai', "vi.doMock('chai')\n", [`${FLAG.replacesExpect}:1`]],
+    ['vi.stubGlobal of expect', "vi.stubGlobal('expect', {})\n", [`${FLAG.replacesExpect}:1`]],
+    ['module.registerHooks', "import m from 'node:module'\nm.registerHooks({})\n", [`${FLAG.monkeypatchesRunner}:2`]],
+    ['module.syncBuiltinESMExports', "import m from 'node:module'\nm.syncBuiltinESMExports()\n", [`${FLAG.monkeypatchesRunner}:2`]],
+    ['an uncaught exception capture callback', 'process.setUncaughtExceptionCaptureCallback(() => {})\n', [`${FLAG.monkeypatchesRunner}:1`]],
+    ['process.abort', 'process.abort()\n', [`${FLAG.processExit}:1`]],
+    ['process.kill', 'process.kill(1)\n', [`${FLAG.processExit}:1`]],
+    ['process.reallyExit', 'process.reallyExit(1)\n', [`${FLAG.processExit}:1`]],
+    ['process.exitCode set to a variable', 'process.exitCode = x\n', [`${FLAG.monkeypatchesRunner}:1`]],
+    ["require's cache written", 'require.cache.x = 1\n', [`${FLAG.monkeypatchesRunner}:1`]],
+    ["the parent's pid read", 'x = process.ppid\n', [`${FLAG.readsProc}:1`]],
+    ['a namespace default of node:test written', "import * as t from 'node:test'\nt.default.skip = 1\n", [`${FLAG.monkeypatchesRunner}:2`]],
+    ['process.exitCode set to a failing number', 'process.exitCode = 2\n', []],
+    ['an environment variable set', 'process.env.x = 1\n', []],
+    ['require itself reassigned', 'require = 1\n', []],
+    ['a function timer', 'setTimeout(fn, 0)\n', []],
+  ])('%s', (_name, source, expected) => {
+    expect(flags(source)).toEqual(expected)
+  })
+})
+
+describe('code from strings, nested', () => {
+  test.each([
+    ['new vm.Script', "import vm from 'node:vm'\nnew vm.Script(code)\n", [`${FLAG.evaluatesString}:2`]],
+    ['a template timer', 'setInterval(`x${y}`)\n', [`${FLAG.evaluatesString}:1`]],
+    ["Function's body, its last argument, analysed", "Function('a', 'b', 'globalThis.expect = 1')\n", [`${FLAG.replacesExpect}:1`]],
+    ["vm's code, its first argument only", "import vm from 'node:vm'\nvm.runInNewContext('1', code)\n", []],
+    ['an eval of code that does not parse', "eval('let a = 1; let a = 2')\n", [`${FLAG.evaluatesString}:1`]],
+    ['three evals deep, read to the end', `eval('eval("eval(\\'x\\')")')\n`, []],
+    ['four evals deep, past the depth read', `eval('eval("eval(\\'eval(\\\\"x\\\\")\\')")')\n`, [`${FLAG.evaluatesString}:1`]],
+  ])('%s', (_name, source, expected) => {
+    expect(flags(source)).toEqual(expected)
+  })
+})
+
+describe('test files read by a module that uses fs', () => {
+  test.each([
+    ['through a member of fs', "import fs from 'node:fs'\nfs.x\nconst p = 'a.test.js'\n", [`${FLAG.readsTestFiles}:3`]],
+    ['through require of fs', "const p = 'a.test.js'\nrequire('node:fs')\n", [`${FLAG.readsTestFiles}:1`]],
+    ['through import() of fs', "const p = 'a.test.js'\nimport('node:fs')\n", [`${FLAG.readsTestFiles}:1`]],
+    ["through process.binding('fs')", "process.binding('fs')\nconst p = '/x/a.test.js'\n", [`${FLAG.readsTestFiles}:2`]],
+    ['a test module re-exported', "export * from '../test/x.test.js'\n", [`${FLAG.readsTestFiles}:1`]],
+    ['a test module re-exported by name', "export { a } from '../test/x.test.js'\n", [`${FLAG.readsTestFiles}:1`]],
+  ])('%s', (_name, source, expected) => {
+    expect(flags(source)).toEqual(expected)
+  })
+})
+
+describe('names declared in the file, or in the code around an eval, are not the globals', () => {
+  test.each([
+    ['a class named expect', 'class expect {}\nexpect.extend({})\n', []],
+    ['an expect imported from a module of the project', "import { expect } from './mine.js'\nexpect.extend({})\n", []],
+    ['a local expect used by an eval', "const expect = {}\neval('expect.extend({})')\n", []],
+    ['a constant read by an eval', "const n = 'assert'\neval('require(n).ok = 1')\n", [`${FLAG.replacesAssert}:2`]],
+    ['a name declared twice, so no constant', "var n = 'assert'\nvar n = 'path'\nrequire(n)\n", [`${FLAG.computedModule}:3`]],
+    ['a named import by a string name', "import { 'strict' as s } from 'assert'\ns.ok = 1\n", [`${FLAG.replacesAssert}:2`]],
+    ['a renamed destructured property', "const a = require('assert')\nconst { strict: s } = a\ns.ok = 1\n", [`${FLAG.replacesAssert}:3`]],
+    ['a computed destructured property', "const a = require('assert')\nconst { [k]: s } = a\ns.ok = 1\n", [`${FLAG.replacesAssert}:3`]],
+    [
+      'createRequire, its result called',
+      "import { createRequire } from 'node:module'\nconst r = createRequire(import.meta.url)\nr('assert').ok = 1\n",
+      [`${FLAG.replacesAssert}:3`],
+    ],
+  ])('%s', (_name, source, expected) => {
+    expect(flags(source)).toEqual(expected)
+  })
+})
+
+describe('the Function constructor reached from any literal', () => {
+  test.each([
+    ['a number', '(1).constructor.constructor(code)\n'],
+    ['an array', '[].constructor.constructor(code)\n'],
+    ['an object', '({}).constructor.constructor(code)\n'],
+    ['a boolean', 'true.constructor.constructor(code)\n'],
+    ['a regular expression', '/x/.constructor.constructor(code)\n'],
+    ['a template', '`a${b}`.constructor.constructor(code)\n'],
+    ['a class', '(class {}).constructor(code)\n'],
+    ['a function expression', '(function () {}).constructor(code)\n'],
+    ["an async function's prototype", 'Object.getPrototypeOf(async function () {}).constructor(code)\n'],
+  ])('%s', (_name, source) => {
+    expect(flags(source)).toEqual([`${FLAG.evaluatesString}:1`])
+  })
+})
+
+describe('calls through call and apply, and the rest of the runner', () => {
+  test.each([
+    ['an exit listener through call', "process.on.call(process, 'exit', () => {})\n", [`${FLAG.monkeypatchesRunner}:1`]],
+    ['an exit listener through apply', "process.on.apply(process, ['exit', () => {}])\n", [`${FLAG.monkeypatchesRunner}:1`]],
+    ['a listener through apply of arguments it cannot read', 'process.on.apply(process, args)\n', [`${FLAG.monkeypatchesRunner}:1`]],
+    ['another event through call', "process.on.call(process, 'SIGINT', () => {})\n", []],
+    ['another event through apply', "process.on.apply(process, ['SIGINT', () => {}])\n", []],
+    ['an exit in a function never called here', 'function f() { process.exit(1) }\n', []],
+    ["chai's util.addMethod", "import * as chai from 'chai'\nchai.util.addMethod(x, 'y', f)\n", [`${FLAG.extendsExpect}:2`]],
+    ['expect.addSnapshotSerializer', 'expect.addSnapshotSerializer({})\n', [`${FLAG.extendsExpect}:1`]],
+    ['module.register through require', "const m = require('module')\nm.register('x')\n", [`${FLAG.monkeypatchesRunner}:2`]],
+    ["another of module's functions", "const m = require('module')\nm.other('x')\n", []],
+    ["the runner's stderr", 'process.stderr.write = 1\n', [`${FLAG.monkeypatchesRunner}:1`]],
+    ["process's title", "process.title = 'x'\n", []],
+    ['process.exitCode set to zero in hex', 'process.exitCode = 0x0\n', [`${FLAG.monkeypatchesRunner}:1`]],
+    ["a property of process.exitCode's value", 'process.exitCode.x = 1\n', [`${FLAG.monkeypatchesRunner}:1`]],
+    ['a global of a name it cannot read', 'globalThis[k] = 1\n', []],
+    ['a timer given a subtraction', 'setTimeout(a - b)\n', []],
+  ])('%s', (_name, source, expected) => {
+    expect(flags(source)).toEqual(expected)
+  })
+})
+
+describe('TypeScript and Flow wrappers around a value, a target or a callee', () => {
+  test.each([
+    ['as', "import a = require('assert')\n;(a as any).ok = 1\n", 'src/m.ts'],
+    ['satisfies', "import a = require('assert')\n;(a satisfies object).ok = 1\n", 'src/m.ts'],
+    ['a non-null assertion', "import a = require('assert')\na!.ok = 1\n", 'src/m.ts'],
+    ['an angle-bracket assertion', "import a = require('assert')\n;(<any>a).ok = 1\n", 'src/m.ts'],
+    ['an instantiation expression', "import a = require('assert')\nconst b = a<string>\nb.x = 1\nb.ok = 1\n", 'src/m.ts'],
+    ['a target under as', "import a = require('assert')\n;(a.ok as any) = 1\n", 'src/m.ts'],
+    ['a target under a non-null assertion', "import a = require('assert')\na.ok! = 1\n", 'src/m.ts'],
+    ['a callee under as', "import a = require('assert')\n;(((o) => { o.ok = 1 }) as any)(a)\n", 'src/m.ts'],
+    ["a function with TypeScript's this parameter", "import a = require('assert')\nfunction f(this: any, o: any) { o.ok = 1 }\nf(a)\n", 'src/m.ts'],
+    ["a callback with TypeScript's this parameter", "import a = require('assert');\n[a].forEach(function (this: any, o: any) { o.ok = 1 })\n", 'src/m.ts'],
+    ['a Flow type cast', "// @flow\nconst a = require('assert')\n;((a: any)).ok = 1\n", 'src/m.js'],
+  ])('%s', (_name, source, file) => {
+    expect(flags(source, file).map((flag) => flag.slice(0, flag.lastIndexOf(':')))).toEqual([FLAG.replacesAssert])
+  })
+})
+
+describe('writes through patterns, loops and callbacks', () => {
+  test.each([
+    ['a held object beside a method', "const a = require('assert')\nconst o = { m() {}, k: a }\no.k.ok = 1\n", 3],
+    ['a destructured function of assert', "import assert from 'node:assert'\nconst { ok } = assert\nok.x = 1\n", 3],
+    ['an array pattern with a hole', "import assert from 'node:assert'\nconst [, b] = [0, assert]\nb.x = 1\n", 3],
+    ['a for-of declaration', "import assert from 'node:assert'\nfor (const o of [assert]) o.x = 1\n", 2],
+    ['a for-of over an outer name', "import assert from 'node:assert'\nlet o\nfor (o of [assert]) o.x = 1\n", 3],
+    ['a function expression as callback', "import assert from 'node:assert'\n;[assert].map(function (o) { o.x = 1 })\n", 2],
+    ['a named function as callback', "import assert from 'node:assert'\nfunction patch(o) { o.x = 1 }\n;[assert].forEach(patch)\n", 2],
+    ['a callback over a property of assert', "import assert from 'node:assert'\nassert.x.forEach((o) => { o.x = 1 })\n", 2],
+    ['an array pattern target and its rest', "import assert from 'node:assert'\n;[assert.a, ...assert.b] = []\n", 2],
+    ['an object pattern rest target', "import assert from 'node:assert'\n;({ ...assert.b } = {})\n", 2],
+    ['an array pattern target with a default', "import assert from 'node:assert'\n;[assert.a = 1] = []\n", 2],
+    ['a compound assignment', "import assert from 'node:assert'\nassert.a += 1\n", 2],
+    ['a logical assignment that keeps the value', "import assert from 'node:assert'\nlet x = assert\nx ||= 1\nx.y = 1\n", 4],
+    ['a chained assignment', "import assert from 'node:assert'\nlet x\nx = y = assert\nx.z = 1\n", 4],
+  ])('%s', (_name, source, line) => {
+    expect(flags(source)).toEqual([`${FLAG.replacesAssert}:${line}`])
+  })
+
+  test.each([
+    ['a getter of a held object (not followed)', "const a = require('assert')\nconst o = { get k() { return a } }\no.k.ok = 1\n"],
+    ['a shorthand property of another value', "const a = require('assert')\nconst ok = 1\nconst o = { ok }\no.ok.x = 1\n"],
+    ['forEach without a callback', "import assert from 'node:assert'\n;[assert].forEach()\n"],
+    ['a callback over a list without assert', "import assert from 'node:assert'\n;[1].forEach((o) => { o.x = 1 })\n"],
+    ['a method that takes no callback of the values', "import assert from 'node:assert'\n;[assert].push((o) => { o.x = 1 })\n"],
+    ['a call of a function read from assert', "import assert from 'node:assert'\nassert?.a.b()\n"],
+  ])('%s', (_name, source) => {
+    expect(flags(source)).toEqual([])
+  })
+})
+
+describe('the value written to process.exitCode, by any writer', () => {
+  test.each([
+    ['Reflect.set of a failing code', "Reflect.set(process, 'exitCode', 1)\n", []],
+    ['Reflect.set of 0', "Reflect.set(process, 'exitCode', 0)\n", [`${FLAG.monkeypatchesRunner}:1`]],
+    ['Reflect.set without a value', "Reflect.set(process, 'exitCode')\n", [`${FLAG.monkeypatchesRunner}:1`]],
+    ['Object.defineProperty, whose third argument is a descriptor', "Object.defineProperty(process, 'exitCode', 1)\n", [`${FLAG.monkeypatchesRunner}:1`]],
+    ['Object.assign of a failing code', 'Object.assign(process, { exitCode: 1 })\n', []],
+    ['Object.assign of a failing code by a computed key', "Object.assign(process, { ['exit' + 'Code']: 1 })\n", []],
+    ['Object.assign of 0', 'Object.assign(process, { exitCode: 0 })\n', [`${FLAG.monkeypatchesRunner}:1`]],
+    ['Object.defineProperties, whose values are descriptors', 'Object.defineProperties(process, { exitCode: 1 })\n', [`${FLAG.monkeypatchesRunner}:1`]],
+  ])('%s', (_name, source, expected) => {
+    expect(flags(source)).toEqual(expected)
+  })
+})
+
+describe('which keys a writer writes on process', () => {
+  test.each([
+    ['a spread source, any key', "Object.assign(process, { title: 'x' }, { ...x })\n", [`${FLAG.monkeypatchesRunner}:1`]],
+    ['a source it cannot read, any key', 'Object.assign(process, x)\n', [`${FLAG.monkeypatchesRunner}:1`]],
+    ['defineProperty without a key', 'Object.defineProperty(process)\n', [`${FLAG.monkeypatchesRunner}:1`]],
+    ['defineProperty by a key it cannot read', 'Object.defineProperty(process, k, {})\n', [`${FLAG.monkeypatchesRunner}:1`]],
+    ['assign without sources', 'Object.assign(process)\n', []],
+    ['keys that are not the runner’s', 'Object.assign(process, { title: 1, env: 2 })\n', []],
+    ['a target it does not know', 'Object.assign(notKnown, { exit: 1 })\n', []],
+    ['Object.freeze, which writes nothing', 'Object.freeze(process)\n', []],
+  ])('%s', (_name, source, expected) => {
+    expect(flags(source)).toEqual(expected)
+  })
+})
+
+describe('/proc and test paths however the string is built', () => {
+  test.each([
+    ['a template starting with /proc/', 'const x = `/proc/${y}`\n', [`${FLAG.readsProc}:1`]],
+    ['a concatenation ending in /proc', "const x = y + '/proc/self'\n", [`${FLAG.readsProc}:1`]],
+    ['String.fromCharCode', 'const x = String.fromCharCode(47, 112, 114, 111, 99, 47)\n', [`${FLAG.readsProc}:1`]],
+    ['a join', "const x = ['/pr', 'oc/'].join('')\n", [`${FLAG.readsProc}:1`]],
+    ['a reversed string', "const x = 'corp/'.split('').reverse().join('')\n", [`${FLAG.readsProc}:1`]],
+    ['toLowerCase', "const x = '/PROC/'.toLowerCase()\n", [`${FLAG.readsProc}:1`]],
+    ['a template split by a part it cannot read', 'const x = `/pro${y}c/`\n', []],
+    ['a join with a part it cannot read', "const x = ['/pr', y].join('')\n", []],
+    ['a test pattern, in a module that reads files', "const x = /\\.spec\\./\nrequire('fs')\n", [`${FLAG.readsTestFiles}:1`]],
+    ['a test folder, in a module that loads fs', "const x = 'tests/' + y\nimport('fs')\n", [`${FLAG.readsTestFiles}:1`]],
+    ['the first of two test paths', "import { readFileSync } from 'fs'\nconst a = 'a.test.js'\nconst b = '/b.test.js'\n", [`${FLAG.readsTestFiles}:2`]],
+    ['another pattern', "const x = /abc/\nrequire('fs')\n", []],
+  ])('%s', (_name, source, expected) => {
+    expect(flags(source)).toEqual(expected)
+  })
+})
+
+describe('every kind of declaration shadows the global expect', () => {
+  test.each([
+    ['a class method parameter', 'class C { m(expect) { expect.extend({}) } }\n', 'src/m.js'],
+    ['a private class method parameter', 'class C { #m(expect) { expect.extend({}) } }\n', 'src/m.js'],
+    ['an object method parameter', 'const o = { m(expect) { expect.extend({}) } }\n', 'src/m.js'],
+    ['an arrow parameter', 'const f = (expect) => expect.extend({})\n', 'src/m.js'],
+    ["a function expression's name", 'const f = function expect() { expect.extend({}) }\n', 'src/m.js'],
+    ['a class expression', 'const C = class expect {}\nexpect.extend({})\n', 'src/m.js'],
+    ['a catch parameter', 'try {} catch (expect) { expect.extend({}) }\n', 'src/m.js'],
+    ['a default import of a project module', "import expect from './mine.js'\nexpect.extend({})\n", 'src/m.js'],
+    ['a namespace import of a project module', "import * as expect from './mine.js'\nexpect.extend({})\n", 'src/m.js'],
+    ['import = require of a project module', "import expect = require('./mine')\nexpect.extend({})\n", 'src/m.ts'],
+    ['a let', 'let expect = {}\nexpect.extend({})\n', 'src/m.js'],
+  ])('%s', (_name, source, file) => {
+    expect(flags(source, file)).toEqual([])
+  })
+
+  test('the global expect itself is flagged', () => {
+    expect(flags('expect.extend({})\n')).toEqual([`${FLAG.extendsExpect}:1`])
+  })
+})
