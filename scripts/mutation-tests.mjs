@@ -39,6 +39,7 @@ export const FAST_TESTS = {
   'src/sandbox/egress.ts': ['test/sandbox/egress-ledger.test.ts'],
   'src/sandbox/process/tags.ts': ['test/sandbox/process/tags.test.ts'],
   'src/sandbox/process/environment.ts': ['test/sandbox/process/environment.test.ts'],
+  'src/sandbox/usage-reader.ts': ['test/sandbox/usage-reader.test.ts'],
 }
 
 /**
