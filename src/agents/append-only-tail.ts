@@ -93,9 +93,9 @@ export class AppendOnlyTail {
   async #read(file: string, final: boolean): Promise<void> {
     const seen = this.#files.get(file)
     // Never through a link the session made: a link in place of the file is as good as its deletion.
-    const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch(() => null)
-    if (handle === null) {
-      if (seen !== undefined && !this.#reported(file)) this.#violation(file, 'was deleted (or replaced by a link) while the session ran')
+    const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch((error: NodeJS.ErrnoException) => error)
+    if (handle instanceof Error) {
+      if (seen !== undefined && !this.#reported(file)) this.#violation(file, vanished(handle))
       return
     }
     try {
@@ -127,4 +127,11 @@ export class AppendOnlyTail {
   #violation(file: string, what: string): void {
     this.#violations.push(`${file} ${what}`)
   }
+}
+
+/** Why a file seen before could not be opened: gone, a link in its place (never followed), or unreadable. */
+export function vanished(error: NodeJS.ErrnoException): string {
+  if (error.code === 'ENOENT') return 'was deleted while the session ran'
+  if (error.code === 'ELOOP') return 'was replaced by a link while the session ran'
+  return `could no longer be read while the session ran (${error.code ?? error.message})`
 }

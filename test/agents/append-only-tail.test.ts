@@ -2,7 +2,7 @@ import { appendFile, mkdir, mkdtemp, rm, symlink, truncate, unlink, writeFile } 
 import os from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
-import { AppendOnlyTail } from '../../src/agents/append-only-tail.ts'
+import { AppendOnlyTail, vanished } from '../../src/agents/append-only-tail.ts'
 
 // The tail on real files, written the way a session and a hostile add-on inside it would: appends are copied,
 // anything that takes back what was written is named. Each step waits until the tail has looked (it looks every
@@ -83,5 +83,17 @@ describe('tailing a session usage file into an append-only copy', () => {
     const result = await tail.stop()
     expect(result.violations).toEqual([`${file} was deleted while the session ran`])
     expect(result.copies.get(file)).toBe('{"a":1}\n')
+  })
+})
+
+// A file gone between the tail's listing and its opening (a race CI met) is named by why it could not be opened,
+// the same words as a deletion seen in the listing: the run is tampered either way, and the message is stable.
+describe('a file that vanishes between listing and opening', () => {
+  test.each([
+    ['ENOENT', 'was deleted while the session ran'],
+    ['ELOOP', 'was replaced by a link while the session ran'],
+    ['EACCES', 'could no longer be read while the session ran (EACCES)'],
+  ])('%s: %s', (code, words) => {
+    expect(vanished(Object.assign(new Error(code), { code }))).toBe(words)
   })
 })
