@@ -165,10 +165,22 @@ export function formatRuns(records: readonly object[]): string {
   return text
 }
 
-/** Moves a torn last line (no newline) to `<file>.torn-<time>` and truncates the file to the line before it. */
+/**
+ * Moves a torn last line (no newline) to `<file>.torn-<time>` (`-2`, `-3`, … after it when a side file of that
+ * name is there: an earlier one is never overwritten) and truncates the file to the line before it.
+ */
 function setAsideTornTail(file: string, bytes: Buffer, start: number): string {
-  const side = `${file}.torn-${new Date().toISOString().replace(/[:.]/g, '-')}`
-  writeFileSync(side, bytes.subarray(start), { flag: 'wx' })
+  const base = `${file}.torn-${new Date().toISOString().replace(/[:.]/g, '-')}`
+  let side = base
+  for (let n = 2; ; n++) {
+    try {
+      writeFileSync(side, bytes.subarray(start), { flag: 'wx' })
+      break
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+      side = `${base}-${n}`
+    }
+  }
   const fd = openSync(file, 'r+')
   try {
     ftruncateSync(fd, start)

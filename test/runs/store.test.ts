@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import { describe, expect, test } from 'vitest'
+import { describe, expect, test, vi } from 'vitest'
 import { DataError } from '../../src/errors.ts'
 import { readAnchor, writeAnchor } from '../../src/runs/anchor.ts'
 import { appendRun, checkPlanned, formatRuns, parseRuns, readRuns, runsFilePath } from '../../src/runs/store.ts'
@@ -51,6 +51,14 @@ describe('runs.jsonl', () => {
     const file = await tempFile()
     expect(() => appendRun(file, sampleRecord({ oracle: { verifyExit: 1 } }))).toThrow(
       /^refusing to record 001-a › baseline › seed 1: it contradicts itself \(solved, but the oracle says verifyExit 1\)/,
+    )
+    expect(readRuns(file).records).toEqual([])
+  })
+
+  test('names every contradiction of a record it refuses, one after another', async () => {
+    const file = await tempFile()
+    expect(() => appendRun(file, sampleRecord({ oracle: { verifyExit: 1 }, finishedAt: '2026-11-30T09:59:59.000Z' }))).toThrow(
+      /^refusing to record 001-a › baseline › seed 1: it contradicts itself \(solved, but the oracle says verifyExit 1; finishedAt is before startedAt\)$/,
     )
     expect(readRuns(file).records).toEqual([])
   })
@@ -131,6 +139,10 @@ describe('runs.jsonl', () => {
       { ...sampleRecord({ seed: 2, order: 1 }), oracle: { failToPass: { passed: 0, total: 1 }, passToPass: { passed: 2, total: 2 }, failing: ['t'] } },
     ])
     expect(() => parseRuns(text, 'runs.jsonl')).toThrow(/runs\.jsonl:2: 001-a › baseline › seed 2 contradicts itself \(solved, but the oracle has FAIL_TO_PASS 0\/1/)
+    const twice = formatRuns([sampleRecord({ oracle: { verifyExit: 1 }, finishedAt: '2026-11-30T09:59:59.000Z' })])
+    expect(() => parseRuns(twice, 'runs.jsonl')).toThrow(
+      /runs\.jsonl:1: 001-a › baseline › seed 1 contradicts itself \(solved, but the oracle says verifyExit 1; finishedAt is before startedAt\): the harness/,
+    )
   })
 
   test('a run outside the plan, or at another place in it, is an error naming the line', () => {
@@ -183,6 +195,25 @@ describe('runs.jsonl', () => {
       `${file}:4: the last line has no newline (40 bytes: a write cut short, e.g. the process was killed); it is not a recorded run; moved it to ${path.basename(read.torn!.setAsideTo!)}`,
     ])
     expect(readRuns(file).torn).toBeNull()
+  })
+
+  test('a second torn line set aside in the same millisecond goes to a side file of its own: the first is never overwritten', async () => {
+    // The clock is held (Date only) so that both set-asides get the same time: on a real clock two need one millisecond.
+    vi.useFakeTimers({ toFake: ['Date'], now: new Date('2026-12-04T03:00:00.000Z') })
+    try {
+      const { file } = await threeRuns()
+      const sides: string[] = []
+      for (const seed of [4, 5]) {
+        await writeFile(file, JSON.stringify(sampleRecord({ seed })).slice(0, 30 + seed), { flag: 'a' })
+        sides.push(readRuns(file, { setAsideTorn: true, warn: () => undefined }).torn!.setAsideTo!)
+      }
+      expect(sides.map((side) => path.basename(side))).toEqual(['runs.jsonl.torn-2026-12-04T03-00-00-000Z', 'runs.jsonl.torn-2026-12-04T03-00-00-000Z-2'])
+      expect(await readFile(sides[0]!, 'utf8')).toBe(JSON.stringify(sampleRecord({ seed: 4 })).slice(0, 34))
+      expect(await readFile(sides[1]!, 'utf8')).toBe(JSON.stringify(sampleRecord({ seed: 5 })).slice(0, 35))
+      expect(readRuns(file).records).toHaveLength(3)
+    } finally {
+      vi.useRealTimers()
+    }
   })
 
   test('a line cut short by a crash is set aside by the next append, not lost, and the next record starts a fresh line', async () => {
