@@ -171,3 +171,58 @@ describe.skipIf(python === null)(
     }, 180_000)
   },
 )
+
+// The same forger where the tests are methods of a class: a method that takes only `self` gets its twin too (at the
+// top level, paired with `TestGeometry::test_perimeter`), and that twin is what catches it.
+const classTests = (perimeter: string) =>
+  `from pkg.geometry import area, perimeter\n\n\nclass TestGeometry:\n    def test_area(self):\n        assert area(2, 3) == 6\n${perimeter === '' ? '' : `\n    def test_perimeter(self):\n${perimeter}`}`
+const FIX_METHOD_ASSERTIONS = '        assert perimeter(2, 3) == 10\n        assert perimeter(1, 1) == 4\n'
+
+describe.skipIf(python === null)(
+  `a pytest oracle whose tests are methods of a class, against the selective forger${python === null ? ' — SKIPPED: no python3 with pytest (apt-get install python3-pytest)' : ''}`,
+  () => {
+    let fixture: HarvestedFixture
+    let record: HostileArms['record']
+    let workspaceRoot: string
+
+    beforeAll(async () => {
+      fixture = await harvestedTasks(
+        [
+          {
+            subject: 'Initial geometry',
+            files: { 'pytest.ini': '[pytest]\n', 'pkg/__init__.py': '', 'pkg/geometry.py': geometry('w + h'), 'tests/test_geometry.py': classTests('') },
+          },
+          { subject: 'fix: perimeter counts each side once', files: { 'pkg/geometry.py': geometry('2 * (w + h)'), 'tests/test_geometry.py': classTests(FIX_METHOD_ASSERTIONS) } },
+        ],
+        { testCommand: pytestCommand(python!), source: ['pkg/**/*.py'], tests: ['tests/**/test_*.py'] },
+      )
+      workspaceRoot = await mkdtemp(path.join(os.tmpdir(), 'disarmed-pytest-class-workspaces-'))
+      ;({ record } = await hostileArms(fixture, { name: 'disarmed-pytest-class', scripts: { selective: writeStep('pkg/geometry.py', HOSTILE.selective!) }, workspaceRoot }))
+    }, 120_000)
+
+    afterAll(async () => {
+      await fixture?.cleanup()
+      if (workspaceRoot !== undefined) await rm(workspaceRoot, { recursive: true, force: true })
+    })
+
+    it('harvests the fix as the class’s methods', () => {
+      expect(fixture.tasks[0]!.metadata).toMatchObject({
+        FAIL_TO_PASS: ['tests/test_geometry.py::TestGeometry::test_perimeter'],
+        PASS_TO_PASS: ['tests/test_geometry.py::TestGeometry::test_area'],
+      })
+    })
+
+    it('records the forger that flips the failures of the methods calling its code unsolved with oracle-disarmed (the twin of a method passed)', async () => {
+      const run = await record('selective')
+      expect(run).toMatchObject({ outcome: 'unsolved', solved: false })
+      expect(run.integrityFlags.filter((flag) => flag.startsWith('oracle-disarmed: '))).toEqual([
+        expect.stringMatching(/^oracle-disarmed: a canary that must fail passed: tests\/test_geometry_\w+\.py: "test_\w+" \(a twin of the file's ==\)/),
+      ])
+    }, 120_000)
+
+    it('solves the task for gold and leaves it unsolved for noop, neither flagged', async () => {
+      expect(await record('gold')).toMatchObject({ outcome: 'solved', integrityFlags: [] })
+      expect(await record('noop')).toMatchObject({ outcome: 'unsolved', integrityFlags: [] })
+    }, 180_000)
+  },
+)

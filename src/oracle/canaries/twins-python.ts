@@ -4,10 +4,12 @@ import { pickPreferred, reshapedLiteral, type WrittenTwin } from './twins.ts'
 /**
  * Twins for pytest files (see `twins.ts` for why): one of the file's own
  * `assert <call> == <literal>` lines, in a top-level test function without
- * parameters (so without fixtures), written once more as a test function of
- * its own with the literal reshaped, before one of the file's top-level
- * tests. Read line by line, as pytest files are written (one statement a
- * line, four-space or tab indents); anything else is left without a twin.
+ * parameters or a test method that takes only `self` (so without fixtures,
+ * which may set up the state the call reads), written once more as a test
+ * function of its own with the literal reshaped, before one of the file's
+ * top-level tests. Read line by line, as pytest files are written (one
+ * statement a line, four-space or tab indents); anything else is left
+ * without a twin.
  */
 
 /** Names Python gives every module: a twin may read them besides the file's own top-level bindings. */
@@ -21,6 +23,10 @@ const STRING = /(?<![\w'"])([rRbBuU]{0,2})('[^'\\\n]*'|"[^"\\\n]*")/g
 const LITERAL = String.raw`-?(?:\d+(?:\.\d+)?|'[^'\\\n]*'|"[^"\\\n]*")`
 const ASSERT = new RegExp(String.raw`^([ \t]+)assert[ \t]+(.+?)[ \t]*==[ \t]*(${LITERAL})[ \t]*(?:#.*)?$`)
 const TEST_DEF = /^def (test_\w*)\(\s*\)\s*(?:->\s*None\s*)?:\s*(?:#.*)?$/
+const TEST_METHOD = /^([ \t]+)def (test_\w*)\(\s*self\s*\)\s*(?:->\s*None\s*)?:\s*(?:#.*)?$/
+const TEST_CLASS = /^class (Test\w*)\s*(?:\([^)]*\))?\s*:\s*(?:#.*)?$/
+/** What gives a test state a twin outside it would not get: fixtures asked for by name, set-up and tear-down hooks. */
+const OWN_STATE = /usefixtures|@pytest\.fixture|\b(?:setup|teardown)/i
 const STARTS_TEST = /^(?:async\s+)?def test_\w*\(|^class Test\w*[(:]/
 
 /** The names an import binds: `import a.b` binds `a`, `import a as b` and `from m import a as b` bind `b`. */
@@ -87,17 +93,50 @@ export function bracketsBalanced(code: string): boolean {
   return open.length === 0
 }
 
-/** A test function's name and body: [name, first body line index, end index (exclusive)]. */
-type TestBody = readonly [string, number, number]
+/**
+ * A test's body: the name its report id ends with (`test_a`, `TestA::test_a`
+ * for a method), its first body line's index, its end (exclusive), and the
+ * indent its `def` stands at (a method's: the class's).
+ */
+type TestBody = readonly [string, number, number, string]
 
+/** The lines after `def` at `from` that belong to its body: blank ones, and those indented deeper than `indent`. */
+function bodyEnd(lines: readonly string[], from: number, indent: string): number {
+  let end = from + 1
+  while (end < lines.length && (lines[end]!.trim() === '' || (lines[end]!.startsWith(indent) && /^[ \t]/.test(lines[end]!.slice(indent.length))))) end++
+  return end
+}
+
+/** Whether the lines just above `at` are decorators (at `indent`) that give the test state of its own. */
+function decoratedWithState(lines: readonly string[], at: number, indent: string): boolean {
+  for (let i = at - 1; i >= 0 && lines[i]!.startsWith(`${indent}@`); i--) if (OWN_STATE.test(lines[i]!)) return true
+  return false
+}
+
+/**
+ * The top-level test functions without parameters, and the `self`-only test
+ * methods of top-level `Test…` classes, leaving out those whose decorators
+ * ask for fixtures and every method of a class that has set-up, tear-down,
+ * fixtures of its own or decorators that ask for them.
+ */
 function testBodies(lines: readonly string[]): TestBody[] {
   const bodies: TestBody[] = []
   for (let i = 0; i < lines.length; i++) {
     const name = TEST_DEF.exec(lines[i]!)?.[1]
-    if (name === undefined) continue
-    let end = i + 1
-    while (end < lines.length && (lines[end]!.trim() === '' || /^[ \t]/.test(lines[end]!))) end++
-    bodies.push([name, i + 1, end])
+    if (name !== undefined && !decoratedWithState(lines, i, '')) bodies.push([name, i + 1, bodyEnd(lines, i, ''), ''])
+    const suite = TEST_CLASS.exec(lines[i]!)?.[1]
+    if (suite === undefined) continue
+    const end = bodyEnd(lines, i, '')
+    if (decoratedWithState(lines, i, '') || lines.slice(i + 1, end).some((line) => OWN_STATE.test(line))) continue
+    // Methods at the class's own indent only: a nested class's tests have ids of another form.
+    const own = /^[ \t]+/.exec(lines.slice(i + 1, end).find((line) => line.trim() !== '') ?? '')?.[0]
+    if (own === undefined) continue
+    for (let j = i + 1; j < end; j++) {
+      const method = TEST_METHOD.exec(lines[j]!)
+      if (method === null || method[1] !== own || decoratedWithState(lines, j, own)) continue
+      const [, indent, test] = method as unknown as [string, string, string]
+      bodies.push([`${suite}::${test}`, j + 1, Math.min(end, bodyEnd(lines, j, indent)), indent])
+    }
   }
   return bodies
 }
@@ -106,7 +145,7 @@ function testBodies(lines: readonly string[]): TestBody[] {
  * Writes a twin of one of the file's comparisons, named `name` (a `test_`
  * identifier), before one of its top-level tests. Null when no comparison
  * qualifies: `assert <actual> == <literal>` on a line of its own at the
- * test's own indent, the actual calling something and reading only the
+ * test's own indent, in a test `testBodies` takes, the actual calling something and reading only the
  * file's top-level names and Python's builtins (none the test assigns), the
  * literal a number or a plain string `reshapedLiteral` can change. One in a
  * test named in `prefer` is drawn before others (`pickPreferred`).
@@ -117,10 +156,10 @@ export function writePythonTwin(source: string, name: string, prefer: ReadonlySe
   const bound = new Set(statements.flatMap(([, statement]) => namesBoundBy(statement)))
   if (bound.has('*')) return null
   const sites: Array<{ code: string; test: string; indent: string }> = []
-  for (const [test, first, end] of testBodies(lines)) {
+  for (const [test, first, end, outer] of testBodies(lines)) {
     const body = lines.slice(first, end)
     const indent = /^[ \t]+/.exec(body.find((line) => line.trim() !== '') ?? '')?.[0]
-    if (indent === undefined) continue
+    if (indent === undefined || indent.length <= outer.length) continue
     // What the test binds itself (conservatively: any name that may be a target), which a twin outside it would not see.
     const assigned = new Set(body.flatMap(namesBoundBy))
     for (const line of body) {
@@ -133,7 +172,8 @@ export function writePythonTwin(source: string, name: string, prefer: ReadonlySe
       const negative = literal.startsWith('-')
       const reshaped = reshapedLiteral(negative ? literal.slice(1) : literal)
       if (reshaped === null) continue
-      sites.push({ code: `assert ${actual} == ${negative ? '-' : ''}${reshaped}`, test, indent })
+      // At the top level, a method's line keeps its indent within the method.
+      sites.push({ code: `assert ${actual} == ${negative ? '-' : ''}${reshaped}`, test, indent: indent.slice(outer.length) })
     }
   }
   // Before a top-level test, or the first of the decorators above it.
@@ -145,7 +185,8 @@ export function writePythonTwin(source: string, name: string, prefer: ReadonlySe
       return at
     })
   if (sites.length === 0 || places.length === 0) return null
-  const site = pickPreferred(sites, prefer)
+  // `prefer` holds the last parts of the tests' ids: a method's own name.
+  const site = pickPreferred(sites, new Set(sites.filter((one) => prefer.has(one.test.split('::').pop()!)).map((one) => one.test)))
   const at = pick(places)
   let blank = 0
   while (at - blank - 1 >= 0 && lines[at - blank - 1]!.trim() === '') blank++

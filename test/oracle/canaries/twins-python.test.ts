@@ -68,10 +68,49 @@ describe('writePythonTwin: which comparison a twin repeats', () => {
       'from calc import greet\n\n\ndef test_a():\n    assert greet(f"{1}") == "Hello, 1"\n',
       'from calc import mul\n\n\ndef test_a():\n    assert (lambda: mul(2, 3))() == 6\n',
       'from calc import mul\n\n\ndef test_a():\n    if True:\n        assert mul(2, 3) == 6\n',
-      'from calc import mul\n\n\nclass TestA:\n    def test_a(self):\n        assert mul(2, 3) == 6\n',
       'from calc import mul\n\n\ndef test_a():\n    assert mul(2, 3) == mul(3, 2) == 6\n',
     ]
     for (const source of none) expect(writePythonTwin(source, 'test_twin'), source).toBeNull()
+  })
+})
+
+describe('writePythonTwin: test methods of a class', () => {
+  test("repeats a self-only method's line at the top level, one indent deep, paired with the method's id", () => {
+    const spaces = twinOf('from calc import mul\n\n\nclass TestA:\n    def test_a(self):\n        assert mul(2, 3) == 6\n')
+    expect(spaces.line).toMatch(/^ {4}assert mul\(2, 3\) == [0-57-9]$/)
+    expect(spaces.pairedWith).toBe('TestA::test_a')
+    const tabs = twinOf('from calc import mul\n\n\nclass TestA(object):\n\tdef test_a(self) -> None:\n\t\tassert mul(2, 3) == 6\n')
+    expect(tabs.line).toMatch(/^\tassert mul\(2, 3\) == [0-57-9]$/)
+    expect(tabs.pairedWith).toBe('TestA::test_a')
+  })
+
+  test('a method of a FAIL_TO_PASS test (named by its own name, as the ids end) is drawn first', () => {
+    const source = 'from calc import mul\n\n\nclass TestA:\n    def test_a(self):\n        assert mul(2, 3) == 6\n\n    def test_b(self):\n        assert mul(1, 4) == 4\n'
+    for (let i = 0; i < 40; i++) expect(writePythonTwin(source, 'test_twin', new Set(['test_b']))?.pairedWith).toBe('TestA::test_b')
+  })
+
+  // A fixture, a set-up hook or a tear-down may set up the state the call reads; a twin outside the test would not get it.
+  test.each([
+    ['a fixture the method asks for', 'class TestA:\n    def test_a(self, tmp_path):\n        assert mul(2, 3) == 6\n'],
+    ['what the method reads from self', 'class TestA:\n    def test_a(self):\n        assert mul(self.n, 3) == 6\n'],
+    ['a set-up method', 'class TestA:\n    def setup_method(self):\n        pass\n\n    def test_a(self):\n        assert mul(2, 3) == 6\n'],
+    ["unittest's setUp", 'class TestA(TestCase):\n    def setUp(self):\n        pass\n\n    def test_a(self):\n        assert mul(2, 3) == 6\n'],
+    ['a tear-down', 'class TestA:\n    def teardown_method(self):\n        pass\n\n    def test_a(self):\n        assert mul(2, 3) == 6\n'],
+    ['a fixture of the class', 'class TestA:\n    @pytest.fixture(autouse=True)\n    def db(self):\n        yield\n\n    def test_a(self):\n        assert mul(2, 3) == 6\n'],
+    ['a class that asks for fixtures', "@pytest.mark.usefixtures('db')\nclass TestA:\n    def test_a(self):\n        assert mul(2, 3) == 6\n"],
+    ['a method that asks for fixtures', "class TestA:\n    @pytest.mark.usefixtures('db')\n    def test_a(self):\n        assert mul(2, 3) == 6\n"],
+    ['a function that asks for fixtures', "@pytest.mark.usefixtures('db')\ndef test_a():\n    assert mul(2, 3) == 6\n"],
+    ['a class pytest does not collect', 'class Checks:\n    def test_a(self):\n        assert mul(2, 3) == 6\n'],
+    ['a nested class (its ids have another form)', 'class TestA:\n    class TestB:\n        def test_a(self):\n            assert mul(2, 3) == 6\n'],
+    ['a static method', 'class TestA:\n    @staticmethod\n    def test_a():\n        assert mul(2, 3) == 6\n'],
+  ])('none for %s', (_, body) => {
+    expect(writePythonTwin(`import pytest\nfrom unittest import TestCase\nfrom calc import mul\n\n\n${body}`, 'test_twin')).toBeNull()
+  })
+
+  test('a decorator that gives no state (a mark) leaves the method its twin', () => {
+    expect(twinOf('import pytest\nfrom calc import mul\n\n\nclass TestA:\n    @pytest.mark.slow\n    def test_a(self):\n        assert mul(2, 3) == 6\n').pairedWith).toBe(
+      'TestA::test_a',
+    )
   })
 })
 
