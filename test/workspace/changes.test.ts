@@ -318,4 +318,13 @@ describe('snapshotTrees, baseState, baseContent and readChanges: changes measure
       { path: 'lib', before: { kind: 'directory' }, after: file('now a file\n') },
     ])
   })
+
+  // Only a path below a replaced one is folded into it; a name with spaces is a name (this one is also the
+  // placeholder Stryker puts in an array it mutates, so the list of replaced paths is shown to start empty).
+  test('a new file below a new folder whose name has spaces is a change of its own', async () => {
+    const trees = await setUp()
+    const snapshot = await snapshotTrees(trees)
+    await lay(trees.merged, { 'Stryker was here/n.js': 'n\n' })
+    expect(await readChanges(trees, snapshot)).toEqual([{ path: 'Stryker was here/n.js', before: null, after: file('n\n') }])
+  })
 })
