@@ -23,3 +23,13 @@ export async function lowestFree<T>(dir: string, work: () => Promise<T>): Promis
     clearInterval(timer)
   }
 }
+
+/**
+ * How far the host disk's free space may dip while a run writes its gigabyte: a write that escaped the run's disk
+ * limit would take about 1 GiB of it, while other test files on this disk (two at once, npm installs, clones) take
+ * tens of MB at a time. A run's own 64 MB limit fits well under it too.
+ */
+export const ESCAPE_FLOOR = 512 * 1024 * 1024
+
+/** The assertion message when `before - lowest` reached `ESCAPE_FLOOR`. */
+export const ESCAPED = "the host disk lost more than 512 MB while the run wrote 1 GB: a write escaped the run's disk limit"

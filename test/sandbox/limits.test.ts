@@ -2,21 +2,13 @@ import { readdirSync } from 'node:fs'
 import { describe, expect, test } from 'vitest'
 import { DEFAULT_LIMITS, RunCgroup } from '../../src/sandbox/index.ts'
 import { ExperimentSchema } from '../../src/experiment/schema.ts'
-import { lowestFree } from '../helpers/free-disk.ts'
+import { ESCAPE_FLOOR, ESCAPED, lowestFree } from '../helpers/free-disk.ts'
 import { hostileProject, tagged } from './hostile-agent.ts'
 
 // Limits per run (sandbox.limits), set low, against hostile command agents through the real path. Each agent also
 // writes the right answer: a run past a limit is unsolved whatever it left, with the limit named in its record.
 
 const LOW = { processes: 64, memoryMb: 256, diskMb: 64 }
-
-/**
- * How far the host disk's free space may dip while a run writes its gigabyte (sampled every 20 ms): a write that
- * escaped the limit would take about 1 GiB of it, while other test files on this disk (two at once, npm installs,
- * clones) take tens of MB at a time. The run's own 64 MB limit fits well under it too.
- */
-const ESCAPE_FLOOR = 512 * 1024 * 1024
-const ESCAPED = "the host disk lost more than 512 MB while the run wrote 1 GB: a write escaped the run's disk limit"
 
 /** Whether this machine gives the harness a cgroup per run (CI as root: yes); without one only rlimits act, unnamed. */
 const probe = RunCgroup.create({ ...DEFAULT_LIMITS })

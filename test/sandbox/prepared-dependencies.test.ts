@@ -6,7 +6,7 @@ import { createAgent } from '../../src/agents/index.ts'
 import { resolveExperiment, type LoadedExperiment } from '../../src/experiment/load.ts'
 import { armAgentSpec, artifactsPath, executeRun } from '../../src/runs/execute.ts'
 import { templateRoot } from '../../src/workspace/template.ts'
-import { lowestFree } from '../helpers/free-disk.ts'
+import { ESCAPE_FLOOR, ESCAPED, lowestFree } from '../helpers/free-disk.ts'
 import { preparedDrift } from '../helpers/prepared-drift.ts'
 import { NODE_TEST_COMMAND } from '../helpers/throwaway.ts'
 import { harvestedTasks, type HarvestedFixture } from '../oracle/git-fix-task.ts'
@@ -151,7 +151,7 @@ describe("the oracle's HOME", () => {
     // The fix itself is right: only the limit makes the run unsolved.
     expect(result.record).toMatchObject({ outcome: 'unsolved', solved: false, changedFiles: ['src/double.js'], limit: 'disk' })
     // Other jobs share this disk: a gigabyte written there, even for a moment, would show; the run's own 64 MB never do.
-    expect(before - lowest).toBeLessThan(256 * 1024 * 1024)
+    expect(before - lowest, ESCAPED).toBeLessThan(ESCAPE_FLOOR)
   }, 180_000)
 })
 
@@ -159,6 +159,6 @@ describe("the oracle's JUnit report", () => {
   test("shares the run's disk limit: code under test writing 1 GB into the report ends the run unsolved, the machine's disk unchanged", async () => {
     const { result, before, lowest } = await lowestFree(workspaceRoot, () => run('fill-report'))
     expect(result.record).toMatchObject({ outcome: 'unsolved', solved: false, changedFiles: ['src/double.js'], limit: 'disk' })
-    expect(before - lowest).toBeLessThan(256 * 1024 * 1024)
+    expect(before - lowest, ESCAPED).toBeLessThan(ESCAPE_FLOOR)
   }, 180_000)
 })
