@@ -1,4 +1,4 @@
-import { lstat, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { chmod, lstat, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { describe, expect, test } from 'vitest'
@@ -106,5 +106,26 @@ describe("a folder task's protected paths (protectedPaths)", () => {
     const scratch = (await readFile(path.join(task.dir, 'scratch.txt'), 'utf8')).trim()
     expect(scratch).not.toBe(task.startingDir)
     await expect(lstat(scratch)).rejects.toThrow()
+  })
+
+  test('run the solution with PATH /usr/bin:/bin when neither the toolchain nor the harness has one', async () => {
+    const task = await folderTask({ 'base.txt': '1\n', 'keep.txt': 'k\n' }, '[ "$PATH" = /usr/bin:/bin ] && echo 2 > base.txt')
+    const saved = process.env.PATH
+    delete process.env.PATH
+    try {
+      expect(await protectedPaths(task, OPTIONS)).toEqual(['keep.txt'])
+    } finally {
+      process.env.PATH = saved
+    }
+  })
+
+  test("in the oracle's sandbox, the solution reads its own folder, which it cannot write, and writes the scratch copy", async () => {
+    const task = await folderTask({ 'data.csv': 'a\n', 'notes.txt': 'n\n' }, 'here="$(dirname "$0")"\necho leaked > "$here/leak.txt" 2>/dev/null\ncp "$here/fixed.csv" data.csv')
+    await writeFile(path.join(task.dir, 'fixed.csv'), 'a,b\n')
+    // As a checked-out task folder is (mkdtemp makes it 0700, which the sandbox uid could not enter as root).
+    await chmod(task.dir, 0o755)
+    expect(await protectedPaths(task, { ...OPTIONS, sandbox: { readOnly: [] } })).toEqual(['notes.txt'])
+    await expect(lstat(path.join(task.dir, 'leak.txt'))).rejects.toThrow()
+    expect(await readFile(path.join(task.startingDir, 'data.csv'), 'utf8')).toBe('a\n')
   })
 })
