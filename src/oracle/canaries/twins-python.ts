@@ -135,7 +135,7 @@ function testBodies(lines: readonly string[]): TestBody[] {
       const method = TEST_METHOD.exec(lines[j]!)
       if (method === null || method[1] !== own || decoratedWithState(lines, j, own)) continue
       const [, indent, test] = method as unknown as [string, string, string]
-      bodies.push([`${suite}::${test}`, j + 1, Math.min(end, bodyEnd(lines, j, indent)), indent])
+      bodies.push([`${suite}::${test}`, j + 1, bodyEnd(lines, j, indent), indent])
     }
   }
   return bodies
@@ -159,7 +159,7 @@ export function writePythonTwin(source: string, name: string, prefer: ReadonlySe
   for (const [test, first, end, outer] of testBodies(lines)) {
     const body = lines.slice(first, end)
     const indent = /^[ \t]+/.exec(body.find((line) => line.trim() !== '') ?? '')?.[0]
-    if (indent === undefined || indent.length <= outer.length) continue
+    if (indent === undefined) continue
     // What the test binds itself (conservatively: any name that may be a target), which a twin outside it would not see.
     const assigned = new Set(body.flatMap(namesBoundBy))
     for (const line of body) {

@@ -103,8 +103,22 @@ describe('writePythonTwin: test methods of a class', () => {
     ['a class pytest does not collect', 'class Checks:\n    def test_a(self):\n        assert mul(2, 3) == 6\n'],
     ['a nested class (its ids have another form)', 'class TestA:\n    class TestB:\n        def test_a(self):\n            assert mul(2, 3) == 6\n'],
     ['a static method', 'class TestA:\n    @staticmethod\n    def test_a():\n        assert mul(2, 3) == 6\n'],
+    ['fixtures asked for above another decorator', "@pytest.mark.usefixtures('db')\n@pytest.mark.slow\ndef test_a():\n    assert mul(2, 3) == 6\n"],
   ])('none for %s', (_, body) => {
     expect(writePythonTwin(`import pytest\nfrom unittest import TestCase\nfrom calc import mul\n\n\n${body}`, 'test_twin')).toBeNull()
+  })
+
+  test('none for a test whose decorator on the first line asks for fixtures', () => {
+    expect(writePythonTwin("@pytest.mark.usefixtures('db')\ndef test_a():\n    assert mul(2, 3) == 6\nimport pytest\nfrom calc import mul\n", 'test_twin')).toBeNull()
+  })
+
+  test('a test below one that asks for fixtures keeps its twin: only its own decorators count', () => {
+    const source = "import pytest\nfrom calc import mul\n\n\n@pytest.mark.usefixtures('db')\ndef test_a():\n    assert mul(2, 3) == 6\ndef test_b():\n    assert mul(1, 4) == 4\n"
+    for (let i = 0; i < 20; i++) expect(twinOf(source).pairedWith).toBe('test_b')
+  })
+
+  test('a class whose body starts with a blank line', () => {
+    expect(twinOf('from calc import mul\n\n\nclass TestA:\n\n    def test_a(self):\n        assert mul(2, 3) == 6\n').pairedWith).toBe('TestA::test_a')
   })
 
   test('a decorator that gives no state (a mark) leaves the method its twin', () => {
