@@ -2,8 +2,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { expect, test } from 'vitest'
 
-// The README and docs/ are read in a fresh clone: every relative link must name a file inside the
-// repository, and no text may send the reader to a folder beside it (`../shared/…`).
+// The README and docs/ are read in a fresh clone: every link must name a file inside the repository (no
+// web address), and no text may send the reader to a folder beside it (`../shared/…`).
 
 const root = path.resolve(import.meta.dirname, '..')
 const documents = [
@@ -15,7 +15,10 @@ const documents = [
 
 test.each(documents)('%s links only to files inside the repository', (document) => {
   const text = readFileSync(path.join(root, document), 'utf8')
-  const targets = [...text.matchAll(/\]\(([^)\s]+)\)/g)].map((match) => match[1]!).filter((target) => !/^(https?:|mailto:|#)/.test(target))
+  const links = [...text.matchAll(/\]\(([^)\s]+)\)/g)].map((match) => match[1]!)
+  // Nothing outside the repository either: what a reader needs is in it.
+  expect(links.filter((target) => /^[a-z][a-z+.-]*:/i.test(target))).toEqual([])
+  const targets = links.filter((target) => !target.startsWith('#'))
   const broken = targets.filter((target) => {
     const file = path.resolve(root, path.dirname(document), target.split('#')[0]!)
     return !file.startsWith(root + path.sep) || !existsSync(file)
