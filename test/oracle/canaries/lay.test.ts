@@ -386,6 +386,26 @@ describe('the canaries laid after a pytest file', () => {
     expect(taken).toEqual(new Set(['test_multiplies', ...canaries.map((c) => c.name)]))
   })
 
+  test("the twin repeats a FAIL_TO_PASS test's comparison when the file has one: a function's, or a method's by its id", async () => {
+    const layouts: ReadonlyArray<readonly [string, string, string]> = [
+      ['from calc import mul\n\n\ndef test_a():\n    assert mul(2, 3) == 6\n\n\ndef test_b():\n    assert mul(1, 4) == 4\n', 'test_calc.py::test_b', 'test_b'],
+      [
+        'from calc import mul\n\n\nclass TestCalc:\n    def test_a(self):\n        assert mul(2, 3) == 6\n\n    def test_b(self):\n        assert mul(1, 4) == 4\n',
+        'test_calc.py::TestCalc::test_b',
+        'TestCalc::test_b',
+      ],
+    ]
+    for (const [source, failToPass, pairedWith] of layouts) {
+      for (let draw = 0; draw < 15; draw++) {
+        const dir = await mkdtemp(path.join(os.tmpdir(), 'canaries-lay-'))
+        dirs.push(dir)
+        await writeFile(path.join(dir, 'test_calc.py'), source)
+        const canaries = await layCanaries(dir, 'pytest', ['test_calc.py'], ['test_a', 'test_b'], undefined, [failToPass])
+        expect(canaries.find((canary) => canary.pairedWith !== undefined)?.pairedWith, source).toBe(pairedWith)
+      }
+    }
+  })
+
   test('pytest runs them: the real test passes, each canary fails or passes as its kind says', async () => {
     const { dir, canaries } = await layOne('pytest', 'test_calc.py', SOURCE)
     await writeFile(path.join(dir, 'calc.py'), 'def mul(a, b):\n    return a * b\n')
