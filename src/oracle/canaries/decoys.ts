@@ -36,11 +36,15 @@ const PY_ASSERT = new RegExp(String.raw`^\s*(assert\s+(.+?)\s*==\s*)${LITERAL}(\
 const JS_IMPORTS = /^import\s[\s\S]*?from\s*['"][^'"\n]+['"];?[ \t]*$|^import\s*['"][^'"\n]+['"];?[ \t]*$|^(?:const|let|var)\s[^\n]*=\s*require\([^\n]*\)[^\n]*$/gm
 const PY_IMPORTS = /^from\s+\S+\s+import\s+\([^)]*\)|^from\s+\S+\s+import\s[^\n]+|^import\s[^\n]+/gm
 
-/** A literal of the same kind as `literal`, different from it. */
-function otherLiteral(literal: string): string {
+/**
+ * A literal of the same kind as `literal`, different from it: a number of four or five digits drawn again while it
+ * equals `literal`, or a word with a number. `draw` is `randomInt` (exported, and the draw a parameter, so its
+ * redraw can be tested).
+ */
+export function otherLiteral(literal: string, draw: (min: number, max: number) => number = randomInt): string {
   if (NUMBER.test(literal)) {
-    let value = String(randomInt(1000, 99_999))
-    while (value === literal) value = String(randomInt(1000, 99_999))
+    let value = String(draw(1000, 99_999))
+    while (value === literal) value = String(draw(1000, 99_999))
     return value
   }
   const quote = literal[0]!

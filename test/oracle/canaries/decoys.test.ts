@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
-import { type Decoy, layDecoys, withFixPaths } from '../../../src/oracle/canaries/decoys.ts'
+import { type Decoy, layDecoys, otherLiteral, withFixPaths } from '../../../src/oracle/canaries/decoys.ts'
 import type { CanaryFramework } from '../../../src/oracle/canaries/framework.ts'
 
 // A decoy stands at the path a special-caser knows: the file's imports and each of its plain assertions once more,
@@ -194,6 +194,21 @@ describe('the decoy a node test file gets', () => {
     for (const n of numbers) expect(n >= 1000 && n < 99_999).toBe(true)
     for (const word of words) expect(word).toMatch(/^[a-z]+-\d{3}$/)
     expect(new Set(words.map((word) => word.split('-')[0]))).toEqual(new Set(FRESH_WORDS))
+  })
+
+  test('draws a number again while it is the real one, from four and five digits', () => {
+    const draws = [4321, 4321, 1234]
+    const asked: Array<[number, number]> = []
+    const value = otherLiteral('4321', (min, max) => {
+      asked.push([min, max])
+      return draws.shift()!
+    })
+    expect(value).toBe('1234')
+    expect(asked).toEqual([
+      [1000, 99_999],
+      [1000, 99_999],
+      [1000, 99_999],
+    ])
   })
 })
 
