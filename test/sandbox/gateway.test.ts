@@ -6,6 +6,7 @@ import { EventStreamSplitter, UsageReader } from '../../src/sandbox/usage-reader
 import { sumTokens } from '../../src/agents/pricing/price.ts'
 import type { Usage } from '../../src/scripted-model/index.ts'
 import { GreetingModel, greetingTask } from '../scripted-model/greeting-model.ts'
+import { waitFor } from '../helpers/wait-for.ts'
 
 // The metering gateway in front of the real scripted model server, over real HTTP on 127.0.0.1: what it counts
 // from the provider's own usage fields is what the server billed, streamed or not, in each protocol it reads.
@@ -150,6 +151,79 @@ describe('forwarding', () => {
     expect(response.status).toBe(502)
     expect(await response.text()).toMatch(/metering gateway: the model provider could not be reached/)
     expect(gateway.exchanges).toEqual([{ method: 'POST', path: '/v1/messages', status: null, usage: null }])
+  })
+})
+
+/** A plain upstream on 127.0.0.1 answering each request with `answer`, the requests' headers kept; `close()` after. */
+async function upstreamServer(answer: (request: http.IncomingMessage, response: http.ServerResponse) => void) {
+  const seen: http.IncomingHttpHeaders[] = []
+  const server = http.createServer((request, response) => {
+    seen.push(request.headers)
+    answer(request, response)
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()))
+  const port = (server.address() as AddressInfo).port
+  return { url: `http://127.0.0.1:${port}`, port, seen, close: () => new Promise<void>((resolve) => server.close(() => resolve())) }
+}
+
+describe('what the gateway passes on, and what it does not', () => {
+  test('refuses an upstream that is not http(s), naming it', async () => {
+    await expect(MeteringGateway.start({ upstream: 'ftp://127.0.0.1/models' })).rejects.toThrow('the metering gateway forwards to http(s) URLs, not ftp://127.0.0.1/models')
+  })
+
+  test('keeps the base path without its trailing slashes', async () => {
+    gateway = await MeteringGateway.start({ upstream: 'http://127.0.0.1:9/v1//' })
+    expect(gateway.url).toBe(`http://127.0.0.1:${gateway.port}/v1`)
+  })
+
+  test("drops the agent's hop-by-hop headers and names the upstream as host; keeps the rest, the method and the body", async () => {
+    const bodies: string[] = []
+    const upstream = await upstreamServer((request, response) => {
+      let body = ''
+      request.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')))
+      request.on('end', () => {
+        bodies.push(body)
+        response.writeHead(200, { 'content-type': 'application/json', connection: 'keep-alive', 'keep-alive': 'timeout=99' }).end('{}')
+      })
+    })
+    try {
+      gateway = await MeteringGateway.start({ upstream: upstream.url })
+      const answer = await new Promise<http.IncomingMessage>((resolve, reject) => {
+        const request = http.request(`${gateway!.url}/v1/messages`, {
+          method: 'PUT',
+          headers: { 'proxy-connection': 'keep-alive', te: 'trailers', trailer: 'x-sum', 'keep-alive': 'timeout=5', 'x-agent': 'kept', 'content-type': 'application/json' },
+        })
+        request.once('response', resolve).once('error', reject)
+        request.end('{"a":1}')
+      })
+      answer.resume()
+      await new Promise((resolve) => answer.once('end', resolve))
+      const [headers] = upstream.seen
+      for (const name of ['proxy-connection', 'te', 'trailer', 'keep-alive']) expect(headers, name).not.toHaveProperty(name)
+      expect(headers).toMatchObject({ host: `127.0.0.1:${upstream.port}`, 'x-agent': 'kept', 'content-type': 'application/json', 'accept-encoding': 'identity' })
+      expect(bodies).toEqual(['{"a":1}'])
+      expect(gateway.exchanges).toEqual([{ method: 'PUT', path: '/v1/messages', status: 200, usage: null }])
+      // The upstream's own connection headers stay between it and the gateway.
+      expect(answer.headers['keep-alive']).not.toBe('timeout=99')
+    } finally {
+      await upstream.close()
+    }
+  })
+
+  test('close() ends a request still waiting on the upstream (the agent gets a reset) rather than waiting for it', async () => {
+    const held: http.ServerResponse[] = []
+    const upstream = await upstreamServer((_, response) => held.push(response))
+    try {
+      gateway = await MeteringGateway.start({ upstream: upstream.url })
+      const pending = fetch(`${gateway.url}/v1/messages`, { method: 'POST', body: '{}' })
+      await waitFor(() => held.length === 1, 'the request to reach the upstream')
+      await gateway.close()
+      gateway = undefined
+      await expect(pending).rejects.toThrow()
+    } finally {
+      for (const response of held) response.destroy()
+      await upstream.close()
+    }
   })
 })
 
