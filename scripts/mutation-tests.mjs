@@ -40,6 +40,7 @@ export const FAST_TESTS = {
   'src/sandbox/process/tags.ts': ['test/sandbox/process/tags.test.ts'],
   'src/sandbox/process/environment.ts': ['test/sandbox/process/environment.test.ts'],
   'src/sandbox/usage-reader.ts': ['test/sandbox/usage-reader.test.ts'],
+  'src/oracle/toolchain.ts': ['test/oracle/toolchain-unit.test.ts'],
 }
 
 /**
