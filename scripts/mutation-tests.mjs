@@ -41,6 +41,8 @@ export const FAST_TESTS = {
   'src/sandbox/process/environment.ts': ['test/sandbox/process/environment.test.ts'],
   'src/sandbox/usage-reader.ts': ['test/sandbox/usage-reader.test.ts'],
   'src/oracle/toolchain.ts': ['test/oracle/toolchain-unit.test.ts'],
+  'src/oracle/test-command.ts': ['test/oracle/test-command.test.ts'],
+  'src/oracle/pytest-guard.ts': ['test/oracle/pytest-guard.test.ts'],
 }
 
 /**
