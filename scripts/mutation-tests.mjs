@@ -43,6 +43,7 @@ export const FAST_TESTS = {
   'src/oracle/toolchain.ts': ['test/oracle/toolchain-unit.test.ts'],
   'src/oracle/test-command.ts': ['test/oracle/test-command.test.ts'],
   'src/oracle/pytest-guard.ts': ['test/oracle/pytest-guard.test.ts'],
+  'src/oracle/preload.ts': ['test/oracle/preload.test.ts'],
 }
 
 /**
