@@ -44,6 +44,8 @@ export const FAST_TESTS = {
   'src/oracle/test-command.ts': ['test/oracle/test-command.test.ts'],
   'src/oracle/pytest-guard.ts': ['test/oracle/pytest-guard.test.ts'],
   'src/oracle/preload.ts': ['test/oracle/preload.test.ts'],
+  'src/oracle/vitest-harness.ts': ['test/oracle/vitest-harness.test.ts'],
+  'src/oracle/verify.ts': ['test/oracle/verify.test.ts'],
 }
 
 /**
