@@ -13,9 +13,11 @@ import path from 'node:path'
 function packageRoot(file: string): string | undefined {
   let dir = path.dirname(file)
   while (dir !== path.dirname(dir)) {
-    if (path.basename(path.dirname(dir)) === 'node_modules' || path.basename(path.dirname(path.dirname(dir))) === 'node_modules') {
-      if (existsSync(path.join(dir, 'package.json'))) return dir
-    }
+    const parent = path.basename(path.dirname(dir))
+    // A package is a folder of node_modules, or of a scope (`node_modules/@scope/name`); a package.json deeper down
+    // (`esm/package.json`, a module type) is part of its package, not one of its own.
+    const installed = parent === 'node_modules' || (parent.startsWith('@') && path.basename(path.dirname(path.dirname(dir))) === 'node_modules')
+    if (installed && existsSync(path.join(dir, 'package.json'))) return dir
     dir = path.dirname(dir)
   }
   return undefined
@@ -46,7 +48,8 @@ export function packageClosure(root: string): string[] {
       return
     }
     for (const name of Object.keys({ ...manifest.dependencies, ...manifest.optionalDependencies })) {
-      const found = resolvePackage(name, dir)
+      // From the real folder, as Node resolves a linked package's dependencies (pnpm's store, `npm link`).
+      const found = resolvePackage(name, real)
       if (found !== undefined) visit(found)
     }
   }

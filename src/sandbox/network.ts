@@ -38,16 +38,25 @@ export const REQUEST_DEADLINE_MS = 120_000
 /** How many refused destinations a run keeps as examples. */
 export const MAX_EXAMPLES = 20
 
-/** Whether `host:port` matches an allow entry (`host`, `host:port`, or `*.domain` for its subdomains). */
+/**
+ * Whether `host:port` matches an allow entry (`host`, `host:port`, or `*.domain` for its subdomains). An IPv6
+ * address is an entry with or without brackets, and takes a port only in brackets (`[::1]:8080`): the last group
+ * of a bare `::1` is no port.
+ */
 export function allowedBy(allow: readonly string[], host: string, port: number): boolean {
-  const name = host.toLowerCase().replace(/^\[|\]$/g, '')
+  const name = unbracketed(host.toLowerCase())
   return allow.some((raw) => {
     const entry = raw.toLowerCase()
     const colon = entry.lastIndexOf(':')
-    const [pattern, entryPort] = colon > 0 && /^\d+$/.test(entry.slice(colon + 1)) ? [entry.slice(0, colon), Number(entry.slice(colon + 1))] : [entry, undefined]
+    const ported = colon > 0 && /^\d+$/.test(entry.slice(colon + 1)) && (entry.indexOf(':') === colon || entry[colon - 1] === ']')
+    const [pattern, entryPort] = ported ? [unbracketed(entry.slice(0, colon)), Number(entry.slice(colon + 1))] : [unbracketed(entry), undefined]
     if (entryPort !== undefined && entryPort !== port) return false
     return pattern.startsWith('*.') ? name.endsWith(pattern.slice(1)) && name.length > pattern.length - 1 : name === pattern
   })
+}
+
+function unbracketed(host: string): string {
+  return host.replace(/^\[|\]$/g, '')
 }
 
 /** What the proxy refused in one run. */

@@ -1,6 +1,17 @@
 import { execFileSync } from 'node:child_process'
+import { existsSync, readFileSync, rmSync, statSync } from 'node:fs'
+import path from 'node:path'
 import { describe, expect, test } from 'vitest'
-import { DENIED_SYSCALLS, ENOSYS_SYSCALLS, encodeProgram, filterProgram, FLAG_CHECKED_SYSCALLS, NEW_NAMESPACE_FLAGS, SYSCALL_TABLES } from '../../src/sandbox/seccomp.ts'
+import {
+  DENIED_SYSCALLS,
+  ENOSYS_SYSCALLS,
+  encodeProgram,
+  filterProgram,
+  FLAG_CHECKED_SYSCALLS,
+  NEW_NAMESPACE_FLAGS,
+  SYSCALL_TABLES,
+  seccompFilterFile,
+} from '../../src/sandbox/seccomp.ts'
 
 // The syscall filter, as data: its numbers against libseccomp's own table, its verdicts by running the program.
 
@@ -61,4 +72,46 @@ describe('the syscall filter', () => {
       if (table.foreignAbove !== undefined) expect(call(table.foreignAbove + 0)).toBe(EPERM) // x32's read
     })
   }
+})
+
+describe('the filter file', () => {
+  test('holds this machine’s program, read-only, written once per process', () => {
+    const file = seccompFilterFile()
+    expect(file).not.toBeNull()
+    expect(path.basename(file!)).toBe('filter.bpf')
+    expect(path.basename(path.dirname(file!))).toMatch(/^task-outcome-seccomp-/)
+    expect(statSync(file!).mode & 0o777).toBe(0o444)
+    expect(readFileSync(file!).equals(encodeProgram(filterProgram(SYSCALL_TABLES[process.arch]!)))).toBe(true)
+    expect(seccompFilterFile()).toBe(file)
+  })
+
+  test('is written again when the file was removed (a cleaned temporary folder)', () => {
+    const first = seccompFilterFile()!
+    rmSync(path.dirname(first), { recursive: true, force: true })
+    const second = seccompFilterFile()!
+    expect(second).not.toBe(first)
+    expect(existsSync(second)).toBe(true)
+    expect(seccompFilterFile()).toBe(second)
+  })
+
+  test('encodes each instruction as the kernel reads it: u16 code, u8 jt, u8 jf, u32 k, little-endian', () => {
+    const encoded = encodeProgram([
+      { code: 0x15, jt: 1, jf: 2, k: 0xc000003e },
+      { code: 0x06, jt: 0, jf: 0, k: -1 },
+    ])
+    expect([...encoded]).toStrictEqual([0x15, 0, 1, 2, 0x3e, 0x00, 0x00, 0xc0, 0x06, 0, 0, 0, 0xff, 0xff, 0xff, 0xff])
+  })
+
+  test('checks the architecture first and refuses a foreign ABI before comparing numbers', () => {
+    const table = SYSCALL_TABLES.x64!
+    const program = filterProgram(table)
+    expect(program.slice(0, 4)).toStrictEqual([
+      { code: 0x20, jt: 0, jf: 0, k: 4 },
+      { code: 0x15, jt: 0, jf: program.length - 6 - 1 - 1, k: table.audit },
+      { code: 0x20, jt: 0, jf: 0, k: 0 },
+      { code: 0x35, jt: program.length - 6 - 3 - 1, jf: 0, k: 0x40000000 },
+    ])
+    expect(SYSCALL_TABLES.arm64!.foreignAbove).toBeUndefined()
+    expect(filterProgram(SYSCALL_TABLES.arm64!).filter((instruction) => instruction.code === 0x35)).toStrictEqual([])
+  })
 })
