@@ -1,0 +1,236 @@
+import { spawnSync } from 'node:child_process'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { afterEach, beforeEach, describe, expect, test } from 'vitest'
+import { DEFAULT_LIMITS, RunCgroup, rlimitArgs } from '../../src/sandbox/limits.ts'
+
+// What one run may use of the machine: the rlimits set inside the sandbox, and the run's cgroup, made in a
+// cgroup tree laid out by hand (its root a parameter of `RunCgroup.create`) and in the machine's own where it has one.
+
+/** Where this process sits in each hierarchy, as `ownCgroups` reads it. */
+const own = new Map<string, string>()
+for (const line of readFileSync('/proc/self/cgroup', 'utf8').split('\n')) {
+  const match = /^\d+:([^:]*):(.*)$/.exec(line)
+  if (match !== null) for (const controller of match[1] === '' ? ['unified'] : match[1]!.split(',')) own.set(controller, match[2]!)
+}
+const v1 = own.has('pids') && own.has('memory')
+
+let root: string
+beforeEach(() => {
+  root = mkdtempSync(path.join(os.tmpdir(), 'limits-test-'))
+})
+afterEach(() => {
+  rmSync(root, { recursive: true, force: true })
+})
+
+const LIMITS = { processes: 77, memoryMb: 96, diskMb: 8, cpu: null }
+const BYTES = String(96 * 1024 * 1024)
+const write = (file: string, text: string) => {
+  mkdirSync(path.dirname(file), { recursive: true })
+  writeFileSync(file, text)
+}
+const read = (file: string) => readFileSync(file, 'utf8')
+/** The run cgroups made under `dir`. */
+const made = (dir: string) => (existsSync(dir) ? readdirSync(dir).filter((name) => name.startsWith(`task-outcome-${process.pid}-`)) : [])
+
+/** A cgroup v2 tree whose cgroup at `at` (the harness's own, or its parent) delegates `controllers`. */
+function v2Tree(controllers: string, at = own.get('unified') ?? '/'): string {
+  write(path.join(root, 'cgroup.controllers'), 'cpu memory pids')
+  write(path.join(root, at, 'cgroup.subtree_control'), controllers)
+  return path.join(root, at)
+}
+
+/** A cgroup v1 tree with the pids and memory hierarchies (and cpu), the harness's own cgroup in each. */
+function v1Tree(): void {
+  write(path.join(root, 'pids', 'cgroup.procs'), '')
+  mkdirSync(path.join(root, 'pids', own.get('pids')!), { recursive: true })
+  mkdirSync(path.join(root, 'memory', own.get('memory')!), { recursive: true })
+  if (own.has('cpu')) mkdirSync(path.join(root, 'cpu', own.get('cpu')!), { recursive: true })
+}
+
+describe('rlimitArgs', () => {
+  test('sets the process count and the data size, soft and hard, as prlimit’s arguments', () => {
+    expect(rlimitArgs(LIMITS)).toStrictEqual(['prlimit', '--nproc=77:77', `--data=${BYTES}:${BYTES}`, '--'])
+  })
+})
+
+describe('the default limits', () => {
+  test('are 1024 processes, 4 GiB of memory and of disk, no CPU quota', () => {
+    expect(DEFAULT_LIMITS).toStrictEqual({ processes: 1024, memoryMb: 4096, diskMb: 4096, cpu: null })
+  })
+})
+
+describe('RunCgroup.create', () => {
+  test('is null where the machine gives no cgroup to make (no v2 tree, no v1 pids hierarchy)', () => {
+    expect(RunCgroup.create(LIMITS, root)).toBeNull()
+    expect(made(root)).toStrictEqual([])
+  })
+
+  test('makes a v2 child of the harness’s cgroup with the pids and memory limits', () => {
+    const parent = v2Tree('cpu memory pids')
+    const cgroup = RunCgroup.create(LIMITS, root)
+    expect(cgroup?.kind).toBe('v2')
+    const [name] = made(parent)
+    expect(name).toMatch(new RegExp(`^task-outcome-${process.pid}-\\d+$`))
+    const dir = path.join(parent, name!)
+    expect(read(path.join(dir, 'pids.max'))).toBe('77')
+    expect(read(path.join(dir, 'memory.max'))).toBe(BYTES)
+    expect(existsSync(path.join(dir, 'memory.swap.max'))).toBe(false)
+    expect(existsSync(path.join(dir, 'cpu.max'))).toBe(false)
+    expect(cgroup!.join).toStrictEqual([path.join(dir, 'cgroup.procs')])
+  })
+
+  test('gives each run a cgroup of its own name', () => {
+    const parent = v2Tree('memory pids')
+    RunCgroup.create(LIMITS, root)
+    RunCgroup.create(LIMITS, root)
+    expect(made(parent)).toHaveLength(2)
+  })
+
+  test.runIf(own.get('unified') !== '/')('makes a v2 sibling when only the parent delegates (a cgroup with processes cannot)', () => {
+    const parent = v2Tree('memory pids', path.dirname(own.get('unified')!))
+    expect(RunCgroup.create(LIMITS, root)?.kind).toBe('v2')
+    expect(made(parent)).toHaveLength(1)
+  })
+
+  test.each([['pids'], ['memory'], ['cpu io'], ['']])('makes no v2 cgroup where the tree delegates only %j', (controllers) => {
+    const parent = v2Tree(controllers)
+    const cgroup = RunCgroup.create(LIMITS, root)
+    expect(cgroup).toBeNull()
+    expect(made(parent)).toStrictEqual([])
+  })
+
+  test('makes no v2 cgroup without cgroup.controllers at the root (no v2 tree there)', () => {
+    const parent = v2Tree('memory pids')
+    unlinkSync(path.join(root, 'cgroup.controllers'))
+    expect(RunCgroup.create(LIMITS, root)).toBeNull()
+    expect(made(parent)).toStrictEqual([])
+  })
+
+  test.runIf(v1)('makes v1 pids and memory cgroups where no v2 one can be made', () => {
+    v1Tree()
+    const cgroup = RunCgroup.create({ ...LIMITS, cpu: 1.5 }, root)
+    expect(cgroup?.kind).toBe('v1')
+    const pidsParent = path.join(root, 'pids', own.get('pids')!)
+    const memoryParent = path.join(root, 'memory', own.get('memory')!)
+    const [name] = made(pidsParent)
+    expect(made(memoryParent)).toStrictEqual([name])
+    expect(read(path.join(pidsParent, name!, 'pids.max'))).toBe('77')
+    expect(read(path.join(memoryParent, name!, 'memory.limit_in_bytes'))).toBe(BYTES)
+    expect(existsSync(path.join(memoryParent, name!, 'memory.memsw.limit_in_bytes'))).toBe(false)
+    const join = [path.join(pidsParent, name!, 'cgroup.procs'), path.join(memoryParent, name!, 'cgroup.procs')]
+    if (own.has('cpu')) {
+      const cpu = path.join(root, 'cpu', own.get('cpu')!, name!)
+      expect(read(path.join(cpu, 'cpu.cfs_period_us'))).toBe('100000')
+      expect(read(path.join(cpu, 'cpu.cfs_quota_us'))).toBe('150000')
+      join.push(path.join(cpu, 'cgroup.procs'))
+    }
+    expect(cgroup!.join).toStrictEqual(join)
+  })
+
+  test.runIf(v1 && own.has('cpu'))('makes no v1 cpu cgroup without a CPU limit', () => {
+    v1Tree()
+    const cgroup = RunCgroup.create(LIMITS, root)
+    expect(made(path.join(root, 'cpu', own.get('cpu')!))).toStrictEqual([])
+    expect(cgroup!.join).toHaveLength(2)
+  })
+
+  test.runIf(v1)('makes no v1 cgroup without the pids hierarchy, and leaves no pids cgroup when the memory one fails', () => {
+    v1Tree()
+    rmSync(path.join(root, 'pids', 'cgroup.procs'))
+    expect(RunCgroup.create(LIMITS, root)).toBeNull()
+    write(path.join(root, 'pids', 'cgroup.procs'), '')
+    rmSync(path.join(root, 'memory'), { recursive: true })
+    write(path.join(root, 'memory'), 'no hierarchy')
+    expect(RunCgroup.create(LIMITS, root)).toBeNull()
+    expect(made(path.join(root, 'pids', own.get('pids')!))).toStrictEqual([])
+  })
+
+  test.runIf(v1)('makes no v1 cgroup when the pids one cannot be made', () => {
+    write(path.join(root, 'pids', 'cgroup.procs'), '')
+    expect(RunCgroup.create(LIMITS, root)).toBeNull()
+  })
+})
+
+describe('RunCgroup.hit', () => {
+  test.each([
+    ['nothing', {}, null],
+    ['the memory limit merely reached', { 'memory.events': 'low 0\nhigh 0\nmax 12\noom 1\noom_kill 0\n' }, null],
+    ['an out-of-memory kill', { 'memory.events': 'max 3\noom 1\noom_kill 1\n' }, 'memory'],
+    ['the process limit', { 'pids.events': 'max 5\n' }, 'processes'],
+    ['the process limit never reached', { 'pids.events': 'max 0\n' }, null],
+    ['both, memory first', { 'memory.events': 'oom_kill 2\n', 'pids.events': 'max 5\n' }, 'memory'],
+    ['lines that are no pair', { 'pids.events': 'max\n\n  max 4  \nmax 1 2\n' }, 'processes'],
+  ])('in v2 names %s', (_what, files, hit) => {
+    const parent = v2Tree('memory pids')
+    const cgroup = RunCgroup.create(LIMITS, root)!
+    const dir = path.join(parent, made(parent)[0]!)
+    for (const [file, text] of Object.entries(files)) writeFileSync(path.join(dir, file), text)
+    expect(cgroup.hit()).toBe(hit)
+  })
+
+  test.runIf(v1)('in v1 reads the out-of-memory kills from memory.oom_control', () => {
+    v1Tree()
+    const cgroup = RunCgroup.create(LIMITS, root)!
+    const name = made(path.join(root, 'pids', own.get('pids')!))[0]!
+    const memory = path.join(root, 'memory', own.get('memory')!, name)
+    writeFileSync(path.join(memory, 'memory.events'), 'oom_kill 1\n')
+    expect(cgroup.hit()).toBeNull()
+    writeFileSync(path.join(memory, 'memory.oom_control'), 'oom_kill_disable 0\nunder_oom 0\noom_kill 1\n')
+    expect(cgroup.hit()).toBe('memory')
+  })
+})
+
+describe('RunCgroup.release', () => {
+  test('removes the run’s cgroup, and is harmless once it is gone', () => {
+    const parent = v2Tree('memory pids')
+    const cgroup = RunCgroup.create(LIMITS, root)!
+    const dir = path.join(parent, made(parent)[0]!)
+    for (const file of readdirSync(dir)) unlinkSync(path.join(dir, file))
+    cgroup.release()
+    expect(existsSync(dir)).toBe(false)
+    expect(() => cgroup.release()).not.toThrow()
+  })
+
+  test('gives up at once on a cgroup it cannot remove for a reason other than being busy', () => {
+    const parent = v2Tree('memory pids')
+    const cgroup = RunCgroup.create(LIMITS, root)!
+    const dir = path.join(parent, made(parent)[0]!)
+    const started = Date.now()
+    cgroup.release()
+    expect(Date.now() - started).toBeLessThan(500)
+    expect(existsSync(dir)).toBe(true)
+  })
+
+  test.runIf(v1)('removes each v1 cgroup of the run', () => {
+    v1Tree()
+    const cgroup = RunCgroup.create({ ...LIMITS, cpu: 1 }, root)!
+    const dirs = cgroup.join.map((file) => path.dirname(file))
+    for (const dir of dirs) for (const file of readdirSync(dir)) unlinkSync(path.join(dir, file))
+    cgroup.release()
+    for (const dir of dirs) expect(existsSync(dir)).toBe(false)
+  })
+})
+
+describe.runIf(process.getuid?.() === 0 && existsSync('/sys/fs/cgroup'))('a run cgroup of the machine', () => {
+  test('holds its limits, takes the processes that join it, and is removed once they are gone', () => {
+    const cgroup = RunCgroup.create({ processes: 3, memoryMb: 64, diskMb: 8, cpu: null })
+    if (cgroup === null) return
+    try {
+      const dirs = cgroup.join.map((file) => path.dirname(file))
+      expect(dirs.map((dir) => (cgroup.kind === 'v2' || dir.includes('/pids/') ? read(path.join(dir, 'pids.max')).trim() : 'memory'))).toContain('3')
+      const memory = dirs.map((dir) => path.join(dir, cgroup.kind === 'v2' ? 'memory.max' : 'memory.limit_in_bytes')).find((file) => existsSync(file))!
+      expect(read(memory).trim()).toBe(String(64 * 1024 * 1024))
+      for (const swap of dirs.flatMap((dir) => [path.join(dir, 'memory.swap.max'), path.join(dir, 'memory.memsw.limit_in_bytes')]).filter((file) => existsSync(file))) {
+        expect(read(swap).trim(), swap).toBe(swap.endsWith('swap.max') ? '0' : String(64 * 1024 * 1024))
+      }
+      const script = `for f in "$@"; do echo $$ > "$f"; done; for i in 1 2 3 4 5; do sleep 1 & done 2>/dev/null; wait`
+      spawnSync('/bin/sh', ['-c', script, 'sh', ...cgroup.join], { timeout: 10_000 })
+      expect(cgroup.hit()).toBe('processes')
+    } finally {
+      cgroup.release()
+    }
+    for (const file of cgroup.join) expect(existsSync(path.dirname(file))).toBe(false)
+  })
+})

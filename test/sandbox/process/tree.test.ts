@@ -1,0 +1,123 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { existsSync, readFileSync } from 'node:fs'
+import { mkdtemp, rm } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { afterEach, beforeEach, describe, expect, test } from 'vitest'
+import { liveRunProcesses, processGroupAlive, signalRun } from '../../../src/sandbox/process/tree.ts'
+import { alive } from '../../helpers/alive.ts'
+import { waitFor } from '../../helpers/wait-for.ts'
+
+// A run's process tree as Linux shows it, read from real processes: the members of its group, a descendant that
+// left the group but carries the run's tag, and zombies, which hold nothing and do not count.
+
+let dir: string
+const started: ChildProcess[] = []
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'tree-test-'))
+})
+afterEach(async () => {
+  for (const child of started.splice(0)) {
+    try {
+      process.kill(-child.pid!, 'SIGKILL')
+    } catch {
+      // already gone
+    }
+  }
+  await rm(dir, { recursive: true, force: true })
+})
+
+/** Starts `script` (bash) as the leader of a group of its own; resolves with its pid once `file` is written. */
+async function group(script: string, file: string, env: Record<string, string> = {}): Promise<number> {
+  const child = spawn('bash', ['-c', script], { detached: true, stdio: 'ignore', env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env } })
+  started.push(child)
+  // Each script writes its file whole, by a rename.
+  await waitFor(() => existsSync(file), 'the group to start')
+  return child.pid!
+}
+const pids = (file: string) => readFileSync(file, 'utf8').trim().split(/\s+/).map(Number)
+
+describe('liveRunProcesses', () => {
+  test('lists the members of the group, the leader and its children, and nothing of another group', async () => {
+    const file = path.join(dir, 'pids')
+    const leader = await group(`sleep 60 & echo $! > ${file}.tmp; mv ${file}.tmp ${file}; wait`, file)
+    const [child] = pids(file)
+    const other = await group(`echo $$ > ${file}-other.tmp; mv ${file}-other.tmp ${file}-other; exec sleep 60`, `${file}-other`)
+    expect(liveRunProcesses(leader)?.sort()).toStrictEqual([leader, child!].sort())
+    expect(liveRunProcesses(leader)).not.toContain(other)
+    expect(processGroupAlive(leader)).toBe(true)
+  })
+
+  test('finds a process that left the group with setsid by the run’s tag, and only with the tag', async () => {
+    const file = path.join(dir, 'escaped')
+    const tag = `tree-test-${process.pid}`
+    const leader = await group(`setsid bash -c 'echo $$ > ${file}.tmp; mv ${file}.tmp ${file}; exec sleep 60' & wait`, file, { TASK_OUTCOME_RUN_TAG: tag })
+    const [escaped] = pids(file)
+    await waitFor(() => readFileSync(`/proc/${escaped}/stat`, 'utf8').includes('sleep'), 'the escaped process to exec')
+    expect(liveRunProcesses(leader, tag)).toContain(escaped)
+    expect(liveRunProcesses(leader)).not.toContain(escaped)
+    expect(liveRunProcesses(leader, `${tag}-other`)).not.toContain(escaped)
+    // The leader carries the tag too: every process of the run does.
+    expect(liveRunProcesses(-1, tag)?.sort()).toStrictEqual([leader, escaped!].sort())
+  })
+
+  test('leaves out zombies: a group whose only member is a zombie is not alive', async () => {
+    const file = path.join(dir, 'zombie')
+    // The leader execs a process that never reaps its child, which exits after the exec.
+    const leader = await group(`bash -c 'sleep 0.3' & echo $! > ${file}.tmp; mv ${file}.tmp ${file}; exec sleep 60`, file)
+    const [zombie] = pids(file)
+    await waitFor(() => !alive(zombie!), 'the child to become a zombie')
+    expect(existsSync(`/proc/${zombie}`)).toBe(true)
+    expect(liveRunProcesses(leader)).toStrictEqual([leader])
+    process.kill(leader, 'SIGKILL')
+    await waitFor(() => !alive(leader), 'the leader to die')
+    expect(liveRunProcesses(leader)).toStrictEqual([])
+    expect(processGroupAlive(leader)).toBe(false)
+  })
+
+  test('never lists the harness itself, though it carries the tag', () => {
+    process.env.TASK_OUTCOME_RUN_TAG = 'tree-test-self'
+    try {
+      expect(liveRunProcesses(process.pid, 'tree-test-self')).not.toContain(process.pid)
+    } finally {
+      delete process.env.TASK_OUTCOME_RUN_TAG
+    }
+  })
+
+  test('reads a command name holding spaces and parentheses', async () => {
+    const file = path.join(dir, 'odd')
+    const leader = await group(`exec -a 'odd (name) 1 2' bash -c 'echo $$ > ${file}.tmp; mv ${file}.tmp ${file}; exec -a "x) y (z" sleep 60'`, file)
+    await waitFor(() => readFileSync(`/proc/${leader}/stat`, 'utf8').includes('sleep'), 'the leader to exec')
+    expect(liveRunProcesses(leader)).toStrictEqual([leader])
+  })
+})
+
+describe('processGroupAlive', () => {
+  test('is false for a group that never existed', () => {
+    expect(processGroupAlive(2 ** 22 + 12345)).toBe(false)
+  })
+})
+
+describe('signalRun', () => {
+  test('signals the group and every process carrying the tag', async () => {
+    const file = path.join(dir, 'signalled')
+    const tag = `tree-signal-${process.pid}`
+    const leader = await group(`setsid bash -c 'echo $$ > ${file}.tmp; mv ${file}.tmp ${file}; exec sleep 60' & sleep 60 & wait`, file, { TASK_OUTCOME_RUN_TAG: tag })
+    const [escaped] = pids(file)
+    signalRun(leader, tag, 'SIGKILL')
+    await waitFor(() => !alive(escaped!) && !alive(leader), 'the run to die')
+    expect(processGroupAlive(leader, tag)).toBe(false)
+  })
+
+  test('signals only the group without a tag, and a gone group is no error', async () => {
+    const file = path.join(dir, 'untagged')
+    const tag = `tree-untagged-${process.pid}`
+    const leader = await group(`setsid bash -c 'echo $$ > ${file}.tmp; mv ${file}.tmp ${file}; exec sleep 60' & wait`, file, { TASK_OUTCOME_RUN_TAG: tag })
+    const [escaped] = pids(file)
+    signalRun(leader, undefined, 'SIGKILL')
+    await waitFor(() => !alive(leader), 'the leader to die')
+    expect(alive(escaped!)).toBe(true)
+    expect(() => signalRun(leader, undefined, 'SIGKILL')).not.toThrow()
+    process.kill(escaped!, 'SIGKILL')
+  })
+})
