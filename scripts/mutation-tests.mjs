@@ -46,6 +46,8 @@ export const FAST_TESTS = {
   'src/oracle/preload.ts': ['test/oracle/preload.test.ts'],
   'src/oracle/vitest-harness.ts': ['test/oracle/vitest-harness.test.ts'],
   'src/oracle/verify.ts': ['test/oracle/verify.test.ts'],
+  'src/sandbox/process/output.ts': ['test/sandbox/process/output.test.ts'],
+  'src/sandbox/identity.ts': ['test/sandbox/identity.test.ts'],
 }
 
 /**

@@ -42,6 +42,15 @@ describe('packageClosure', () => {
     )
   })
 
+  test('passes over a folder of that name without a package.json on the way up', () => {
+    lay({
+      'project/node_modules/cli/package.json': manifest({ dependencies: { lib: '1' } }),
+      'project/node_modules/cli/node_modules/lib/README': 'a leftover folder, no package',
+      'project/node_modules/lib/package.json': manifest(),
+    })
+    expect(packageClosure(path.join(dir, 'project/node_modules/cli'))).toStrictEqual(at('project/node_modules/cli', 'project/node_modules/lib'))
+  })
+
   test('is the folder alone when its package.json cannot be read or parsed', () => {
     lay({ 'broken/package.json': '{ not json', 'bare/index.js': '' })
     expect(packageClosure(path.join(dir, 'broken'))).toStrictEqual(at('broken'))
@@ -126,6 +135,11 @@ describe('installationOf', () => {
       'project/node_modules/@scope/lib/package.json': manifest(),
     })
     expect(installationOf(path.join(dir, 'project/node_modules/@scope/cli/bin/cli.js'))).toStrictEqual(at('project/node_modules/@scope/cli', 'project/node_modules/@scope/lib'))
+  })
+
+  test('is the file alone in a scope-like folder that is not under node_modules', () => {
+    lay({ 'tools/@team/agent/package.json': manifest({ dependencies: { lib: '1' } }), 'tools/@team/agent/run.sh': '', 'tools/node_modules/lib/package.json': manifest() })
+    expect(installationOf(path.join(dir, 'tools/@team/agent/run.sh'))).toStrictEqual(at('tools/@team/agent/run.sh'))
   })
 
   test('is the file alone when no folder above it under node_modules is a package', () => {

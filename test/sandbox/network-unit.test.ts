@@ -3,6 +3,7 @@ import http from 'node:http'
 import net, { type AddressInfo } from 'node:net'
 import path from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
+import { waitFor } from '../helpers/wait-for.ts'
 import { allowedBy, HEADERS_DEADLINE_MS, MAX_EXAMPLES, MAX_HEADER_BYTES, PROXY_PORT, REQUEST_DEADLINE_MS, SandboxNetwork } from '../../src/sandbox/network.ts'
 
 // The harness's side of a run's network, driven over its own Unix sockets (no sandbox needed to reach them): the
@@ -22,6 +23,7 @@ describe('allowedBy', () => {
     ['a port written with a leading zero', ['api.example.com:0443'], 'api.example.com', 443, true],
     ['a wildcard, a subdomain', ['*.example.com'], 'api.example.com', 443, true],
     ['a wildcard, a deeper subdomain', ['*.example.com'], 'a.b.example.com', 443, true],
+    ['a wildcard, a one-letter subdomain', ['*.example.com'], 'a.example.com', 443, true],
     ['a wildcard, the domain itself', ['*.example.com'], 'example.com', 443, false],
     ['a wildcard, a name that only ends like it', ['*.example.com'], 'badexample.com', 443, false],
     ['a wildcard, an empty label before it', ['*.example.com'], '.example.com', 443, false],
@@ -43,6 +45,8 @@ describe('allowedBy', () => {
     ['a bracketed IPv6 entry with a port, that port', ['[::1]:8080'], '::1', 8080, true],
     ['a bracketed IPv6 entry with a port, another port', ['[::1]:8080'], '::1', 80, false],
     ['a bracketed IPv6 entry with a port, another address', ['[::1]:8080'], '::2', 8080, false],
+    ['a bracket inside an entry, kept (only the ends are brackets)', ['a[b.example.com'], 'ab.example.com', 443, false],
+    ['a closing bracket inside an entry, kept', ['a]b.example.com'], 'ab.example.com', 443, false],
     ['the second entry of several', ['a.example.com', 'b.example.com:80'], 'b.example.com', 80, true],
     ['no entry', [], 'api.example.com', 443, false],
   ])('%s: %j, %s:%i → %s', (_what, allow, host, port, allowed) => {
@@ -292,6 +296,38 @@ describe('SandboxNetwork', () => {
     for (let i = 0; i < MAX_EXAMPLES + 3; i++) await raw(started, 'proxy.sock', `CONNECT host${i}.example.com:443 HTTP/1.1\r\n\r\n`)
     expect(started.denials.count).toBe(23)
     expect(started.denials.examples).toStrictEqual(Array.from({ length: 20 }, (_, i) => `CONNECT host${i}.example.com:443`))
+  })
+
+  test('forwards a request without a Host header too: the proxy judges every request itself', async () => {
+    const started = await start([`127.0.0.1:${upstreamPort}`])
+    const answer = await raw(started, 'proxy.sock', `GET http://127.0.0.1:${upstreamPort}/no-host HTTP/1.1\r\nConnection: close\r\n\r\n`)
+    expect(answer).toMatch(/^HTTP\/1\.1 201/)
+    expect(hits).toStrictEqual(['GET /no-host '])
+  })
+
+  test('close ends the forwarded connections on both sides', async () => {
+    let upstreamSide: net.Socket | undefined
+    const holder = net.createServer((socket) => {
+      upstreamSide = socket
+      socket.on('error', () => undefined)
+    })
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', () => resolve()))
+    const port = (holder.address() as AddressInfo).port
+    try {
+      const started = await start([])
+      await started.spec([port])
+      const client = net.connect(path.join(started.socketDir, `${port}.sock`))
+      client.on('error', () => undefined)
+      await new Promise<void>((resolve) => client.once('connect', () => resolve()))
+      await waitFor(() => upstreamSide !== undefined, 'the forwarded connection to arrive')
+      const clientClosed = new Promise<void>((resolve) => client.once('close', () => resolve()))
+      const upstreamClosed = new Promise<void>((resolve) => upstreamSide!.once('close', () => resolve()))
+      await started.close()
+      network = undefined
+      await Promise.all([clientClosed, upstreamClosed])
+    } finally {
+      await new Promise((resolve) => holder.close(resolve))
+    }
   })
 
   test('close drops the connections still open, and every listener with them', async () => {

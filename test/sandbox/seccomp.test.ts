@@ -1,7 +1,8 @@
 import { execFileSync } from 'node:child_process'
 import { existsSync, readFileSync, rmSync, statSync } from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
-import { describe, expect, test } from 'vitest'
+import { afterEach, describe, expect, test, vi } from 'vitest'
 import {
   DENIED_SYSCALLS,
   ENOSYS_SYSCALLS,
@@ -113,5 +114,41 @@ describe('the filter file', () => {
     ])
     expect(SYSCALL_TABLES.arm64!.foreignAbove).toBeUndefined()
     expect(filterProgram(SYSCALL_TABLES.arm64!).filter((instruction) => instruction.code === 0x35)).toStrictEqual([])
+  })
+})
+
+describe('the filter file elsewhere', () => {
+  /** A module instance of its own, so that its once-per-process file is not this file's. */
+  const fresh = async () => {
+    vi.resetModules()
+    return await import('../../src/sandbox/seccomp.ts')
+  }
+  const arch = Object.getOwnPropertyDescriptor(process, 'arch')!
+  afterEach(() => {
+    Object.defineProperty(process, 'arch', arch)
+  })
+
+  test('is none on an architecture the filter does not know, for the rest of the process', async () => {
+    const seccomp = await fresh()
+    Object.defineProperty(process, 'arch', { ...arch, value: 'sparc' })
+    expect(seccomp.seccompFilterFile()).toBeNull()
+    Object.defineProperty(process, 'arch', arch)
+    expect(seccomp.seccompFilterFile()).toBeNull()
+  })
+
+  test('is none on a big-endian machine (the program is written little-endian)', async () => {
+    const seccomp = await fresh()
+    const endianness = os.endianness
+    os.endianness = () => 'BE'
+    try {
+      expect(seccomp.seccompFilterFile()).toBeNull()
+    } finally {
+      os.endianness = endianness
+    }
+  })
+
+  test('is written on a known little-endian architecture', async () => {
+    const seccomp = await fresh()
+    expect(seccomp.seccompFilterFile()).toMatch(/filter\.bpf$/)
   })
 })

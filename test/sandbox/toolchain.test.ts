@@ -82,6 +82,7 @@ describe('toolchainMounts', () => {
     ['shims two levels below a pyenv root are themselves', '.pyenv/plugins/shims', '.pyenv/plugins/shims'],
     ['a shims folder of no pyenv is itself', 'tools/shims', 'tools/shims'],
     ['a pyenv folder that is no shims is itself', '.pyenv/bin', '.pyenv/bin'],
+    ['a version’s bin, three levels below a pyenv root, is itself', '.pyenv/versions/3.12/bin', '.pyenv/versions/3.12/bin'],
   ])('%s', (_what, entry, mounted) => {
     made(entry)
     expect(toolchainMounts(path.join(dir, entry), [])).toStrictEqual(sorted([...nodeMounts, path.join(dir, mounted)]))
