@@ -467,3 +467,91 @@ describe('every kind of declaration shadows the global expect', () => {
     expect(flags('expect.extend({})\n')).toEqual([`${FLAG.extendsExpect}:1`])
   })
 })
+
+describe('the bounds of the analysis: values a name holds, property paths, rounds of following', () => {
+  const keys = (count: number) => Array.from({ length: count }, (_, i) => `process.k${i}`).join(', ')
+
+  test.each([
+    ['two values whose paths join to the same text are both kept', 'const b = x ? process.std.out : process.stdout\nb.write = 1\n', [`${FLAG.monkeypatchesRunner}:2`]],
+    ['a 64th value is kept', `const [b] = [${keys(63)}, process.stdout]\nb.write = 1\n`, [`${FLAG.monkeypatchesRunner}:2`]],
+    ['a 65th value is dropped', `const [b] = [${keys(64)}, process.stdout]\nb.write = 1\n`, []],
+    ['a path of six properties is kept', 'const b = process.stdout.a.b.c.d.e\nb.x = 1\n', [`${FLAG.monkeypatchesRunner}:2`]],
+    ['a path of seven is dropped', 'const b = process.stdout.a.b.c.d.e.f\nb.x = 1\n', []],
+  ])('%s', (_name, source, expected) => {
+    expect(flags(source)).toEqual(expected)
+  })
+
+  // Each `var` takes the next one's value, which the one after it gets a round later: x<n> holds assert after n + 1 rounds.
+  const chain = `${Array.from({ length: 9 }, (_, i) => `var x${9 - i} = x${8 - i}\n`).join('')}var x0 = require('assert')\n`
+
+  test.each([
+    ['a value that takes eight rounds to reach a name is followed', 'x7', [`${FLAG.replacesAssert}:11`]],
+    ['one that takes nine is not (the rounds stop at eight)', 'x8', []],
+  ])('%s', (_name, name, expected) => {
+    expect(flags(`${chain}${name}.ok = 1\n`)).toEqual(expected)
+  })
+})
+
+describe('constants and functions the declarations give', () => {
+  test.each([
+    ['a const declared again in a block is no constant', "const n = 'path'\n{ const n = 'assert' }\nrequire(n).ok = 1\n", [`${FLAG.computedModule}:3`]],
+    ['a let is no constant', "let n = 'assert'\nn = 'path'\nrequire(n).ok = 1\n", [`${FLAG.computedModule}:3`]],
+    ['a function declared with the name expect shadows the global', 'function expect() {}\nexpect.extend({})\n', []],
+    ["a function expression's own name is not called from outside it", "const a = require('assert')\nconst f = function patch(o) { o.ok = 1 }\npatch(a)\n", []],
+    ['an anonymous default-exported function is analysed', 'export default function (o) { o.ok = 1 }\nprocess.exit(0)\n', [`${FLAG.processExit}:2`]],
+  ])('%s', (_name, source, expected) => {
+    expect(flags(source)).toEqual(expected)
+  })
+})
+
+describe('values followed through every kind of binding and expression', () => {
+  test.each([
+    ['a callback of one parameter given to reduce, then a write', "const a = require('assert');\n[a].reduce((acc) => acc, 0)\na.ok = 1\n", [`${FLAG.replacesAssert}:3`]],
+    ['a call with fewer arguments than parameters', "const a = require('assert')\nfunction f(o, p) { o.ok = 1 }\nf(a)\n", [`${FLAG.replacesAssert}:2`]],
+    ['a name given two values, the first kept', "let b = require('assert')\nb = process\nb.ok = 1\n", [`${FLAG.replacesAssert}:3`]],
+    ['a function with two results, the first kept', "function f() { if (x) return require('assert'); return process }\nf().ok = 1\n", [`${FLAG.replacesAssert}:2`]],
+    ['a result found after the call that reads it', "const b = f()\nb.ok = 1\nfunction f() { return require('assert') }\n", [`${FLAG.replacesAssert}:2`]],
+    [
+      'a named import by a string name, a member of the module',
+      "import { 'createRequire' as c } from 'node:module'\nc(import.meta.url)('assert').ok = 1\n",
+      [`${FLAG.replacesAssert}:2`],
+    ],
+    ['a default value of a destructured name', "const { b = require('assert') } = {}\nb.ok = 1\n", [`${FLAG.replacesAssert}:2`]],
+    ['an object literal assigned later, holding it', "const a = require('assert')\nlet o\no = { k: a }\no.k.ok = 1\n", [`${FLAG.replacesAssert}:4`]],
+    ["reduceRight's second parameter", "const a = require('assert');\n[a].reduceRight((acc, o) => { o.ok = 1 }, 0)\n", [`${FLAG.replacesAssert}:2`]],
+    ["reduceRight's accumulator, which holds the initial value", "const a = require('assert');\n[a].reduceRight((acc, o) => { acc.ok = 1 }, 0)\n", []],
+    ['an optional member', "const a = require('assert')\nconst s = a?.strict\ns.equal = 1\n", [`${FLAG.replacesAssert}:3`]],
+    ['an optional call of a function that returns it', "function get() { return require('assert') }\nconst b = get?.()\nb.ok = 1\n", [`${FLAG.replacesAssert}:3`]],
+    ['new of a function that returns it', "function F() { return require('assert') }\nconst b = new F()\nb.ok = 1\n", [`${FLAG.replacesAssert}:3`]],
+    ["a conditional's alternate", "const a = require('assert')\nconst b = x ? null : a\nb.ok = 1\n", [`${FLAG.replacesAssert}:3`]],
+    ['the left of a logical or', "const a = require('assert')\nconst b = a || x\nb.ok = 1\n", [`${FLAG.replacesAssert}:3`]],
+    ["a value read from an unknown object's constructor does not hide the global beside it", 'const g = x.constructor || globalThis\ng.expect = 1\n', [`${FLAG.replacesExpect}:2`]],
+  ])('%s', (_name, source, expected) => {
+    expect(flags(source)).toEqual(expected)
+  })
+
+  test.each([
+    ['a private field of process, in a class that declares it, is a key of its own', 'class A { #x = 1; m() { process.#x = 2 } }\n', 'src/m.js', []],
+    ['TypeScript: import = a namespace, no module, loads nothing', 'import x = N.M\nx.ok = 1\n', 'src/m.ts', []],
+    ["JSON's constructor is Object, not Function", 'JSON.constructor(code)\n', 'src/m.js', []],
+    ["an object literal's constructor is Object, not Function", '({}).constructor(code)\n', 'src/m.js', []],
+    ["process's constructor is Object, not Function", 'process.constructor(code)\n', 'src/m.js', []],
+    ["a function's other members are not the Function constructor", '(function () {}).call(this)\n', 'src/m.js', []],
+  ])('%s', (_name, source, file, expected) => {
+    expect(flags(source, file)).toEqual(expected)
+  })
+})
+
+describe('expressions followed 48 steps deep, no further', () => {
+  // `process.stdout.a…a.x = 1`: the write's object is `steps` members deep, so `process` is read at that depth.
+  const write = (steps: number) => `process.stdout${'.a'.repeat(steps - 1)}.x = 1\n`
+
+  test.each([
+    ['48 steps', write(48), [`${FLAG.monkeypatchesRunner}:1`]],
+    ['49 steps', write(49), []],
+    ['47 steps and an await, which is one', `(await process.stdout${'.a'.repeat(46)}).x = 1\n`, [`${FLAG.monkeypatchesRunner}:1`]],
+    ['48 steps and an await', `(await process.stdout${'.a'.repeat(47)}).x = 1\n`, []],
+  ])('%s', (_name, source, expected) => {
+    expect(flags(source)).toEqual(expected)
+  })
+})
