@@ -555,3 +555,121 @@ describe('expressions followed 48 steps deep, no further', () => {
     expect(flags(source)).toEqual(expected)
   })
 })
+
+describe('every step of folding, following and shaping counts toward the depth of 48', () => {
+  const nest = (times: number, wrap: (inner: string) => string, base: string) => Array.from({ length: times }).reduce<string>((inner) => wrap(inner), base)
+  const load = (name: string) => `require(${name}).ok = 1\n`
+  const template = (inner: string) => `\`\${${inner}}\``
+  const constants = (count: number) => `const n0 = 'assert'\n${Array.from({ length: count }, (_, i) => `const n${i + 1} = n${i}\n`).join('')}`
+
+  // Each row: how to nest `times` steps, and the first number of steps past the depth (one fewer is still read).
+  test.each<[string, (times: number) => string, number, string?]>([
+    ["a left-nested '+'", (times) => load(`${"'' + ".repeat(times)}'assert'`), 49],
+    ["a right-nested '+'", (times) => load(nest(times, (inner) => `'' + (${inner})`, "'assert'")), 49],
+    ['templates in templates', (times) => load(nest(times, template, "'assert'")), 49],
+    ['constants naming constants', (times) => `${constants(times)}${load(`n${times}`)}`, 48],
+    ['constants read by an eval', (times) => `${constants(times)}eval('require(n${times}).ok = 1')\n`, 47],
+    ['joins of joins', (times) => load(nest(times, (inner) => `[${inner}].join('')`, "'assert'")), 25],
+    ["a join's separator", (times) => load(`['ass', 'ert'].join(${nest(times, template, "''")})`), 48],
+    ['string methods on string methods', (times) => load(`'assert'${'.trim()'.repeat(times)}`), 49],
+    ["concat's arguments", (times) => load(nest(times, (inner) => `''.concat(${inner})`, "'assert'")), 49],
+    ['reverses of reverses', (times) => load(`'tressa'.split('')${'.reverse()'.repeat(2 * times + 1)}.join('')`), 23],
+    ['splits of joins', (times) => load(`'assert'${".split('').join('')".repeat(times)}`), 25],
+    ["a split's separator", (times) => load(`'as,sert'.split(${nest(times, template, "','")}).join('')`), 47],
+    ['TypeScript wrappers', (times) => load(`'assert'${' as any'.repeat(times)}`), 49, 'src/m.ts'],
+  ])('%s', (_name, make, past, file = 'src/m.js') => {
+    const named = (source: string) => flags(source, file).map((flag) => flag.slice(0, flag.lastIndexOf(':')))
+    expect(named(make(past - 1))).toEqual([FLAG.replacesAssert])
+    expect(named(make(past))).toEqual([FLAG.computedModule])
+  })
+
+  test.each<[string, (times: number) => string, number, string]>([
+    ['sequences', (times) => `const a = require('assert')\n;${nest(times, (inner) => `(0, ${inner})`, 'a')}.ok = 1\n`, 49, ASSERT],
+    ['arrays in arrays', (times) => `const a = require('assert')\nconst [b] = ${nest(times, (inner) => `[${inner}]`, 'a')}\nb.ok = 1\n`, 49, `${FLAG.replacesAssert}:3`],
+    ['binds of binds', (times) => `process.stdout${'.bind(x)'.repeat(times)}.write = 1\n`, 24, `${FLAG.monkeypatchesRunner}:1`],
+    ['results of Object.assign', (times) => `${nest(times, (inner) => `Object.assign(${inner}, {})`, 'process.stdout')}.write = 1\n`, 48, `${FLAG.monkeypatchesRunner}:1`],
+    ['results of Reflect.get', (times) => `${nest(times, (inner) => `Reflect.get(${inner}, 'stdout')`, 'process')}.write = 1\n`, 48, `${FLAG.monkeypatchesRunner}:1`],
+    ['a /proc path shaped around a part it cannot read', (times) => `const x = '/pr' + ${nest(times, (inner) => `'' + (${inner})`, "'oc/' + y")}\n`, 48, `${FLAG.readsProc}:1`],
+  ])('%s', (_name, make, past, found) => {
+    expect(flags(make(past - 1))).toEqual([found])
+    expect(flags(make(past))).toEqual([])
+  })
+})
+
+describe('what a call gives, and what it does not', () => {
+  test.each([
+    ['the last of a sequence of three', "const a = require('assert')\nconst b = (0, 0, a)\nb.ok = 1\n", [`${FLAG.replacesAssert}:3`]],
+    ['a spread in an array', "const a = require('assert')\nconst [b] = [...[a]]\nb.ok = 1\n", [`${FLAG.replacesAssert}:3`]],
+    ['a function without a result, called, then an exit', 'function f() {}\nconst b = f()\nprocess.exit(0)\n', [`${FLAG.processExit}:3`]],
+    ['a bound method three properties deep', 'const w = process.stdout.write.bind(process.stdout)\nw.x = 1\n', [`${FLAG.monkeypatchesRunner}:2`]],
+    ['require.resolve loads nothing', "require.resolve('assert').ok = 1\n", []],
+    ["expect's result is no module", "expect('assert').ok = 1\n", []],
+    ['createRequire of process is no require', "process.createRequire(u)('assert').ok = 1\n", []],
+    ["another of module's functions gives no require", "require('module').other(u)('assert').ok = 1\n", []],
+    ['a property of createRequire gives no require', "require('module').createRequire.x(u)('assert').ok = 1\n", []],
+    ['getBuiltinModule of module loads nothing', "require('module').getBuiltinModule('assert').ok = 1\n", []],
+    ["another of process's functions loads nothing", "process.other('assert').ok = 1\n", []],
+    ['a property of getBuiltinModule loads nothing', "process.getBuiltinModule.x('assert').ok = 1\n", []],
+    ['Object.assign gives its target', 'Object.assign(globalThis, {}).expect = 1\n', [`${FLAG.replacesExpect}:1`]],
+    ['Object.defineProperty gives its target', "Object.defineProperty(process, 'title', {}).exit = 1\n", [`${FLAG.monkeypatchesRunner}:1`]],
+    ['Reflect.setPrototypeOf is followed to its target', 'Reflect.setPrototypeOf(globalThis, p).expect = 1\n', [`${FLAG.replacesExpect}:1`]],
+    ['Object.freeze gives nothing followed', 'Object.freeze(globalThis).expect = 1\n', []],
+    ["Reflect.has's result is no target", "Reflect.has(globalThis, 'expect').expect = 1\n", []],
+    ["a get of process's is no Reflect.get", "process.get(globalThis, 'expect').x = 1\n", []],
+    ['Reflect.get of a key it reads', "Reflect.get(globalThis, 'expect').x = 1\n", [`${FLAG.replacesExpect}:1`]],
+    ['Reflect.get without a key', 'Reflect.get(globalThis).x = 1\n', []],
+    ["an array's constructor from Object.keys is no Function", 'Object.keys(x).constructor(code)\n', []],
+    ["a call's result is not its receiver", 'const s = process.cwd()\ns.exit = 1\n', []],
+    ['vi.mock of nothing', 'vi.mock()\n', []],
+    ['a listener for no event', 'process.on()\n', [`${FLAG.monkeypatchesRunner}:1`]],
+  ])('%s', (_name, source, expected) => {
+    expect(flags(source)).toEqual(expected)
+  })
+})
+
+describe('module names it folds, and those it cannot', () => {
+  test.each([
+    ['a TypeScript cast of a name', "require('assert' as string).ok = 1\n", 'src/m.ts', [`${FLAG.replacesAssert}:1`]],
+    ['a subtraction', "require('as' - 'sert').ok = 1\n", 'src/m.js', [`${FLAG.computedModule}:1`]],
+    ['a name joined to a part it cannot read', "require(dir + '/x.js')\n", 'src/m.js', [`${FLAG.computedModule}:1`]],
+    ["a property's value", 'require(config.name)\n', 'src/m.js', [`${FLAG.computedModule}:1`]],
+    ['a join by a separator it cannot read', "require(['as', 'sert'].join(x)).ok = 1\n", 'src/m.js', [`${FLAG.computedModule}:1`]],
+    ['fromCharCode of another object', 'require(S.fromCharCode(97, 115, 115, 101, 114, 116)).ok = 1\n', 'src/m.js', [`${FLAG.computedModule}:1`]],
+    ['String.fromCodePoint, not folded', 'require(String.fromCodePoint(97, 115, 115, 101, 114, 116)).ok = 1\n', 'src/m.js', [`${FLAG.computedModule}:1`]],
+    ['fromCharCode of a code it cannot read', 'require(String.fromCharCode(97, x)).ok = 1\n', 'src/m.js', [`${FLAG.computedModule}:1`]],
+    ['concat on a string it cannot read', "require(x.concat('assert')).ok = 1\n", 'src/m.js', [`${FLAG.computedModule}:1`]],
+    ['toLowerCase of a string it cannot read', 'require(x.toLowerCase()).ok = 1\n', 'src/m.js', [`${FLAG.computedModule}:1`]],
+    ['concat of a part it cannot read', "require('as'.concat(x)).ok = 1\n", 'src/m.js', [`${FLAG.computedModule}:1`]],
+    ['replace with one argument', "require('a'.replace('a')).ok = 1\n", 'src/m.js', [`${FLAG.computedModule}:1`]],
+    ['a string method it does not fold', "require('assert'.padEnd(6, ' ')).ok = 1\n", 'src/m.js', [`${FLAG.computedModule}:1`]],
+    ['a reverse of a list it cannot read', "require([x].reverse().join('')).ok = 1\n", 'src/m.js', [`${FLAG.computedModule}:1`]],
+    ['an array method that is not split', "require('as,sert'.splitAt(',').join('')).ok = 1\n", 'src/m.js', [`${FLAG.computedModule}:1`]],
+    ['a split without a separator', "require('assert'.split().join('')).ok = 1\n", 'src/m.js', [`${FLAG.computedModule}:1`]],
+    ['a split by a separator it cannot read', "require('assert'.split(x).join('')).ok = 1\n", 'src/m.js', [`${FLAG.computedModule}:1`]],
+    ['a split of a string it cannot read', "require(x.split('').join('')).ok = 1\n", 'src/m.js', [`${FLAG.computedModule}:1`]],
+  ])('%s', (_name, source, file, expected) => {
+    expect(flags(source, file)).toEqual(expected)
+  })
+})
+
+describe('the shapes of paths, and the places writes and reads stand', () => {
+  test.each([
+    ['/proc split across a concatenation with a part it cannot read', "const x = '/pr' + ('oc/' + y)\n", [`${FLAG.readsProc}:1`]],
+    ['a part it cannot read between /pr and oc/', "const x = '/pr' + y + 'oc/'\n", []],
+    ['a subtraction inside the concatenation', "const x = '/pr' + ('oc/' - y)\n", []],
+    ['process.exitCode added to', 'process.exitCode += 1\n', [`${FLAG.monkeypatchesRunner}:1`]],
+    ['process.exitCode as a destructuring target', ';({ a: process.exitCode } = 1)\n', [`${FLAG.monkeypatchesRunner}:1`]],
+    ['reads of assert under other unary operators', "const a = require('assert')\nif (!a.ok) throw 1\nvoid a.equal\ntypeof a.strict\n", []],
+    ['fs re-exported, then a test path', "export * from 'node:fs'\nconst p = 'a.test.js'\n", [`${FLAG.readsTestFiles}:2`]],
+    ['a project module imported beside a test path', "import x from './x.js'\nconst p = 'a.test.js'\n", []],
+    ['a local name exported beside a test path', "const a = 1\nexport { a }\nconst p = 'a.test.js'\n", []],
+    ["the parent's pid read optionally", 'x = process?.ppid\n', [`${FLAG.readsProc}:1`]],
+    ['a property named ppid of process.env', 'x = process.env.ppid\n', []],
+    ['a property named ppid of assert', "x = require('assert').ppid\n", []],
+    ["process's own pid", 'x = process.pid\n', []],
+    ['fs reached by an eval through the code around it', "const fs = require('fs')\neval(\"fs.x; const p = 'a.te' + 'st.js'\")\n", [`${FLAG.readsTestFiles}:2`]],
+    ['a member of another module beside a test path', "const p = 'a.test.js'\nprocess.env.x\n", []],
+  ])('%s', (_name, source, expected) => {
+    expect(flags(source)).toEqual(expected)
+  })
+})
