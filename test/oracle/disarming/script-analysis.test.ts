@@ -673,3 +673,84 @@ describe('the shapes of paths, and the places writes and reads stand', () => {
     expect(flags(source)).toEqual(expected)
   })
 })
+
+describe('what each call and write of the runner flags', () => {
+  test.each([
+    ['a key of process it cannot read written', 'process[k] = 1\n', [`${FLAG.monkeypatchesRunner}:1`]],
+    ["the vitest namespace's default written", "import * as v from 'vitest'\nv.default = 1\n", [`${FLAG.monkeypatchesRunner}:2`]],
+    ["node:module's default written", "const m = require('module')\nm.default = 1\n", [`${FLAG.monkeypatchesRunner}:2`]],
+    ['the global require replaced', 'globalThis.require = 1\n', []],
+    ['process.exit replaced by a number', 'process.exit = 1\n', [`${FLAG.monkeypatchesRunner}:1`]],
+    ['a call of another module beside a test path', "const p = 'a.test.js'\nprocess.cwd()\n", []],
+    [
+      'fs called by an eval through the code around it',
+      "const { readdirSync } = require('fs')\neval(\"readdirSync('.'); const p = 'a.te' + 'st.js'\")\n",
+      [`${FLAG.readsTestFiles}:2`],
+    ],
+    ['eval through call', 'eval.call(null, code)\n', [`${FLAG.evaluatesString}:1`]],
+    ['eval through apply', 'eval.apply(null, [code])\n', [`${FLAG.evaluatesString}:1`]],
+    ['an exit through apply without arguments', 'process.exit.apply(process)\n', [`${FLAG.processExit}:1`]],
+    ['Reflect.has, which writes nothing', "Reflect.has(process, 'exit')\n", []],
+    ['Object.keys, which writes nothing', 'Object.keys(process)\n', []],
+    ["an assign of another module's", 'process.assign(process, { exit: 1 })\n', []],
+    ["a set of another module's", "process.set(process, 'exit')\n", []],
+    ['expect called and its matcher', 'expect(x).toBe(y)\n', []],
+    ["an extend of another module's", 'process.extend({})\n', []],
+    ["chai's expect called", "import chai from 'chai'\nchai.expect(1)\n", []],
+    ["a use of another module's", 'process.use(x)\n', []],
+    ['a mock of node:assert through test.mock.module', "import { test } from 'node:test'\ntest.mock.module('node:assert', {})\n", [`${FLAG.replacesAssert}:2`]],
+    ['vi.module, which is no mock', "vi.module('node:assert')\n", []],
+    ["another of node:test's mock functions", "import { mock } from 'node:test'\nmock.fn('node:assert')\n", []],
+    ["a mock of another module's", "process.mock('node:assert')\n", []],
+    ['vi.fn given a module name and a global name', "vi.fn('node:assert')\nvi.fn('expect')\n", []],
+    ['a mock of @vitest/expect', "vi.mock('@vitest/expect')\n", [`${FLAG.replacesExpect}:1`]],
+    ['a mock of a module that guards nothing', "vi.mock('lodash')\n", []],
+    ["a stubGlobal of another module's", "process.stubGlobal('expect', 1)\n", []],
+    ["another of eval's members", 'eval.toString(code)\n', []],
+    ["eval's second argument, never run", "eval('1', code)\n", []],
+    ["another of Function's members", 'Function.prototype.toString(code)\n', []],
+    ["another of vm's functions", "import vm from 'node:vm'\nvm.isContext(code)\n", []],
+    ["a vm compiler of another module's", 'process.runInThisContext(code)\n', []],
+    ["a timer's second argument, never run", "setTimeout('1', delay)\n", []],
+    ["a timer of another module's", "process.setTimeout('a' + b)\n", []],
+    ['another global given a string', "String('a' + b)\n", []],
+    ['a timer without arguments', 'setTimeout()\n', []],
+    ['a timer given code it can read', "setTimeout('globalThis.expect = 1')\n", [`${FLAG.replacesExpect}:1`]],
+    ['require.resolve of a computed name', 'require.resolve(name)\n', []],
+    ['require of nothing', 'require()\n', []],
+    ['a test module required', "require('./x.test.js')\n", [`${FLAG.readsTestFiles}:1`]],
+    ['another module required beside a test path', "require('path')\nconst p = 'a.test.js'\n", []],
+    ['getBuiltinModule of a computed name', 'process.getBuiltinModule(x)\n', [`${FLAG.computedModule}:1`]],
+    ['process.binding of another module', "process.binding('os')\nconst p = '/x/a.test.js'\n", []],
+    ["fs named to another of process's functions", "process.cwd('fs')\nconst p = '/x/a.test.js'\n", []],
+    ["a register of another module's", "import fs from 'node:fs'\nfs.register('x')\n", []],
+  ])('%s', (_name, source, expected) => {
+    expect(flags(source)).toEqual(expected)
+  })
+})
+
+describe('which keys and values the writers write', () => {
+  test.each([
+    ["defineProperties of a key that is not the runner's", 'Object.defineProperties(process, { title: {} })\n', []],
+    ['defineProperties without its object', 'Object.defineProperties(process)\n', [`${FLAG.monkeypatchesRunner}:1`]],
+    ['setPrototypeOf writes any key, whatever the prototype', 'Object.setPrototypeOf(process, 0)\n', [`${FLAG.monkeypatchesRunner}:1`]],
+    ["Reflect.defineProperty's third argument, a descriptor", "Reflect.defineProperty(process, 'exitCode', 1)\n", [`${FLAG.monkeypatchesRunner}:1`]],
+    ['a name held under a key that runs into the next name', "const a = require('assert')\nconst o = { kx: a }\nconst ok = {}\nok.x.y = 1\n", []],
+    ['an array rest target', "import assert from 'node:assert'\n;[...assert.b] = []\n", [`${FLAG.replacesAssert}:2`]],
+  ])('%s', (_name, source, expected) => {
+    expect(flags(source)).toEqual(expected)
+  })
+})
+
+describe('every binding pattern declares its names', () => {
+  test.each([
+    ['an object pattern', 'const { expect } = x\nexpect.extend({})\n', 'src/m.js'],
+    ['an object rest', 'const { ...expect } = x\nexpect.extend({})\n', 'src/m.js'],
+    ['an array pattern', 'const [expect] = x\nexpect.extend({})\n', 'src/m.js'],
+    ['an array pattern with a default', 'const [expect = 1] = x\nexpect.extend({})\n', 'src/m.js'],
+    ['an array rest', 'const [...expect] = x\nexpect.extend({})\n', 'src/m.js'],
+    ['a TypeScript parameter property', 'class A {\n  constructor(private expect: any) { expect.extend({}) }\n}\n', 'src/m.ts'],
+  ])('%s', (_name, source, file) => {
+    expect(flags(source, file)).toEqual([])
+  })
+})
