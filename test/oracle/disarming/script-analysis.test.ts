@@ -754,3 +754,9 @@ describe('every binding pattern declares its names', () => {
     expect(flags(source, file)).toEqual([])
   })
 })
+
+describe('an analysis that fails', () => {
+  test('is flagged as not analysed, not a crash (String.fromCharCode of 300,000 codes overflows the stack)', () => {
+    expect(flags(`const x = String.fromCharCode(${Array(300_000).fill('97').join(', ')})\n`)).toEqual([`${FLAG.notAnalysed}:null`])
+  })
+})
