@@ -100,10 +100,12 @@ export class RunCgroup {
     this.#dirs = dirs
   }
 
-  /** A fresh cgroup with these limits, or null where none can be made. */
-  static create(limits: SandboxLimits, root = '/sys/fs/cgroup'): RunCgroup | null {
+  /**
+   * A fresh cgroup with these limits, or null where none can be made: under `root`, beside the cgroups `own` names
+   * (this process's, from `/proc/self/cgroup`; both parameters, so trees laid out by hand can be tested).
+   */
+  static create(limits: SandboxLimits, root = '/sys/fs/cgroup', own: ReadonlyMap<string, string> = ownCgroups()): RunCgroup | null {
     const name = `task-outcome-${process.pid}-${++counter}`
-    const own = ownCgroups()
     const bytes = String(limits.memoryMb * 1024 * 1024)
     // v2: a child of the harness's cgroup, or (a cgroup with processes cannot give its children controllers) a sibling.
     const unified = path.join(root, own.get('unified') ?? '/')
