@@ -48,6 +48,7 @@ export const FAST_TESTS = {
   'src/oracle/verify.ts': ['test/oracle/verify.test.ts'],
   'src/sandbox/process/output.ts': ['test/sandbox/process/output.test.ts'],
   'src/sandbox/identity.ts': ['test/sandbox/identity.test.ts'],
+  'src/oracle/copy.ts': ['test/oracle/copy.test.ts'],
 }
 
 /**
