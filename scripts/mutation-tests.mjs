@@ -49,6 +49,16 @@ export const FAST_TESTS = {
   'src/sandbox/process/output.ts': ['test/sandbox/process/output.test.ts'],
   'src/sandbox/identity.ts': ['test/sandbox/identity.test.ts'],
   'src/oracle/copy.ts': ['test/oracle/copy.test.ts'],
+  'src/sandbox/installation.ts': ['test/sandbox/installation.test.ts'],
+  'src/sandbox/seccomp.ts': ['test/sandbox/seccomp.test.ts'],
+  'src/sandbox/toolchain.ts': ['test/sandbox/toolchain.test.ts'],
+  'src/sandbox/process/daemon.ts': ['test/sandbox/process/daemon.test.ts'],
+  'src/sandbox/process/terminate/timeout.ts': [
+    'test/sandbox/process/terminate/timeout.test.ts',
+    'test/sandbox/process/terminate/cancel.test.ts',
+    'test/sandbox/process/terminate/kill.test.ts',
+    'test/sandbox/process/terminate/index.test.ts',
+  ],
 }
 
 /**
