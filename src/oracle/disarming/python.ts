@@ -33,6 +33,11 @@ export async function analysePython(files: readonly PythonFile[], options: Pytho
   const results = new Map<string, Finding[]>()
   let pending = [...files]
   while (pending.length > 0) {
+    // Aborted before a process started: it would race the kill, so none starts.
+    if (options.signal?.aborted) {
+      results.set(pending[0]!.path, [{ name: FLAG.notAnalysed, line: null }])
+      break
+    }
     const answered = await runAnalysis(pending, options)
     for (const [file, findings] of answered) results.set(file, findings)
     const missing = pending.filter((file) => !answered.has(file.path))
