@@ -201,6 +201,9 @@ touch /usr/x 2>/dev/null && echo "wrote /usr"; [ -e /root ] && echo "sees /root"
     expect(line.args).toContain(realpathSync('/bin/sh'))
     const relative = sandboxCommandLine(none(), { file: 'sh', args: [], cwd: '/', env: {} })
     expect(relative.args.at(-1)).toBe('sh')
+    // A relative path is left for the sandbox's PATH and cwd, even when it names a file from the harness's cwd.
+    const fromHere = path.relative(process.cwd(), '/bin/sh')
+    expect(sandboxCommandLine(none(), { file: fromHere, args: [], cwd: '/', env: {} }).args.at(-1)).toBe(fromHere)
   })
 
   test('has only loopback without a network', () => {
