@@ -53,6 +53,7 @@ export const FAST_TESTS = {
   'src/sandbox/seccomp.ts': ['test/sandbox/seccomp.test.ts'],
   'src/sandbox/toolchain.ts': ['test/sandbox/toolchain.test.ts'],
   'src/sandbox/command.ts': ['test/sandbox/command.test.ts'],
+  'src/sandbox/probe.ts': ['test/sandbox/probe-unit.test.ts'],
   'src/sandbox/process/daemon.ts': ['test/sandbox/process/daemon.test.ts'],
   'src/sandbox/process/terminate/timeout.ts': [
     'test/sandbox/process/terminate/timeout.test.ts',

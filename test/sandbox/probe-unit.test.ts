@@ -48,6 +48,11 @@ describe('probeSandbox', () => {
     expect(await probeSandbox()).toStrictEqual({ name: 'bubblewrap', version: '0.11.2' })
   })
 
+  test('reads every digit of each part of the version', async () => {
+    machine(['socat', 'unshare'], { bwrap: '[ "$1" = --version ] && echo "bubblewrap 10.11.25" && exit 0; exec /usr/bin/bwrap "$@"' })
+    expect(await probeSandbox()).toStrictEqual({ name: 'bubblewrap', version: '10.11.25' })
+  })
+
   test('reads a two-part version too', async () => {
     machine(['socat', 'unshare'], { bwrap: '[ "$1" = --version ] && echo "bubblewrap 1.2" && exit 0; exec /usr/bin/bwrap "$@"' })
     expect(await probeSandbox()).toStrictEqual({ name: 'bubblewrap', version: '1.2' })
