@@ -34,6 +34,7 @@ export const FAST_TESTS = {
   'src/oracle/protect.ts': ['test/oracle/protect-unit.test.ts'],
   'src/oracle/test-fields.ts': ['test/oracle/test-fields.test.ts'],
   'src/oracle/folder-defaults.ts': ['test/oracle/folder-defaults-unit.test.ts'],
+  'src/oracle/disarming/script-analysis.ts': ['test/oracle/disarming/script-analysis.test.ts'],
   'src/oracle/disarming/python.ts': ['test/oracle/disarming/python.test.ts', 'test/oracle/disarming/python-answer.test.ts'],
   'src/sandbox/proxy-target.ts': ['test/sandbox/proxy-target.test.ts'],
   'src/sandbox/egress.ts': ['test/sandbox/egress-ledger.test.ts'],
