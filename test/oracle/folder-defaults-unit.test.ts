@@ -1,10 +1,10 @@
-import { chmod, lstat, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { chmod, lstat, readFile, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { CODE_EXTENSIONS, protectedPaths } from '../../src/oracle/folder-defaults.ts'
 import type { OracleToolchain } from '../../src/oracle/toolchain.ts'
-import type { FolderTask } from '../../src/tasks/task.ts'
+import { folderTask as laidTask } from '../helpers/folder-task.ts'
 
 // protectedPaths on task folders laid out by hand, the reference solution run on the host (no sandbox, no runner;
 // the end-to-end case is in folder-defaults.test.ts).
@@ -12,37 +12,8 @@ import type { FolderTask } from '../../src/tasks/task.ts'
 const OPTIONS = { timeoutMs: 30_000, scratchDir: os.tmpdir() }
 
 /** A folder task whose starting/ holds `files`, with `solve` as its reference solution script (null: none). */
-async function folderTask(files: Record<string, string>, solve: string | null, metadata: { protect?: string[]; editable?: string[] } = {}): Promise<FolderTask> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'task-outcome-defaults-'))
-  const startingDir = path.join(dir, 'starting')
-  await mkdir(startingDir)
-  for (const [file, content] of Object.entries(files)) {
-    await mkdir(path.dirname(path.join(startingDir, file)), { recursive: true })
-    await writeFile(path.join(startingDir, file), content)
-  }
-  if (solve !== null) await writeFile(path.join(dir, 'solve.sh'), `${solve}\n`)
-  return {
-    kind: 'folder',
-    id: '001-task',
-    dir,
-    prompt: 'Fix it.',
-    files: [],
-    metadata: {
-      id: '001',
-      slug: 'task',
-      kind: 'folder',
-      target_skill: 'none',
-      irrelevant_skill: 'none',
-      category: 'bugfix',
-      difficulty: 'easy',
-      protect: metadata.protect ?? [],
-      editable: metadata.editable ?? [],
-    },
-    startingDir,
-    verifyScript: path.join(dir, 'verify.sh'),
-    solution: solve === null ? null : { kind: 'script', path: path.join(dir, 'solve.sh') },
-  } as FolderTask
-}
+const folderTask = (files: Record<string, string>, solve: string | null, metadata: { protect?: string[]; editable?: string[] } = {}) =>
+  laidTask('task-outcome-defaults-', files, { ...metadata, ...(solve === null ? {} : { solve }) })
 
 describe("a folder task's protected paths (protectedPaths)", () => {
   test("are the task's own protect globs when it declares them, whatever starting/ holds", async () => {

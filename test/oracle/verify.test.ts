@@ -6,8 +6,8 @@ import { describe, expect, test } from 'vitest'
 import type { OracleOptions } from '../../src/oracle/judgement.ts'
 import type { OracleToolchain } from '../../src/oracle/toolchain.ts'
 import { runVerifyScript, VERIFY_REWRITTEN, VERIFY_TIMEOUT_EXIT } from '../../src/oracle/verify.ts'
-import type { FolderTask } from '../../src/tasks/task.ts'
 import type { Workspace } from '../../src/workspace/workspace.ts'
+import { folderTask as laidTask } from '../helpers/folder-task.ts'
 
 // A folder task's verify.sh run by the oracle on task folders and workspaces laid out by hand: on the host, and
 // in a sandbox on a tmpfs of the run's disk limit (the end-to-end cases are in hostile-verify.test.ts).
@@ -21,24 +21,7 @@ async function lay(dir: string, files: Record<string, string>): Promise<void> {
 }
 
 /** A folder task with `starting/` holding `starting`, `verify` as its verify.sh, no reference solution. */
-async function folderTask(starting: Record<string, string>, verify: string, protect: string[] = []): Promise<FolderTask> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'task-outcome-verify-task-'))
-  const startingDir = path.join(dir, 'starting')
-  await mkdir(startingDir)
-  await lay(startingDir, starting)
-  await writeFile(path.join(dir, 'verify.sh'), `${verify}\n`)
-  return {
-    kind: 'folder',
-    id: '001-task',
-    dir,
-    prompt: 'Fix it.',
-    files: [],
-    metadata: { id: '001', slug: 'task', kind: 'folder', target_skill: 'none', irrelevant_skill: 'none', category: 'bugfix', difficulty: 'easy', protect, editable: [] },
-    startingDir,
-    verifyScript: path.join(dir, 'verify.sh'),
-    solution: null,
-  } as FolderTask
-}
+const folderTask = (starting: Record<string, string>, verify: string, protect: string[] = []) => laidTask('task-outcome-verify-task-', starting, { verify, protect })
 
 /** A workspace (only its folder: the oracle reads nothing else of it) holding `files`. */
 async function workspace(files: Record<string, string>): Promise<Workspace> {
