@@ -35,7 +35,6 @@ export const FAST_TESTS = {
   'src/oracle/test-fields.ts': ['test/oracle/test-fields.test.ts'],
   'src/oracle/folder-defaults.ts': ['test/oracle/folder-defaults-unit.test.ts'],
   'src/oracle/disarming/script-analysis.ts': ['test/oracle/disarming/script-analysis.test.ts'],
-  'src/oracle/disarming/python.ts': ['test/oracle/disarming/python.test.ts', 'test/oracle/disarming/python-answer.test.ts'],
   'src/sandbox/proxy-target.ts': ['test/sandbox/proxy-target.test.ts'],
   'src/sandbox/egress.ts': ['test/sandbox/egress-ledger.test.ts'],
   'src/sandbox/process/tags.ts': ['test/sandbox/process/tags.test.ts'],
@@ -53,7 +52,6 @@ export const FAST_TESTS = {
   'src/sandbox/installation.ts': ['test/sandbox/installation.test.ts'],
   'src/sandbox/seccomp.ts': ['test/sandbox/seccomp.test.ts'],
   'src/sandbox/toolchain.ts': ['test/sandbox/toolchain.test.ts'],
-  'src/sandbox/command.ts': ['test/sandbox/command.test.ts'],
   'src/sandbox/probe.ts': ['test/sandbox/probe-unit.test.ts'],
   'src/sandbox/process/daemon.ts': ['test/sandbox/process/daemon.test.ts'],
   'src/sandbox/process/terminate/timeout.ts': [
