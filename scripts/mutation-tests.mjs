@@ -50,7 +50,8 @@ export const FAST_TESTS = {
   'src/sandbox/identity.ts': ['test/sandbox/identity.test.ts'],
   'src/oracle/copy.ts': ['test/oracle/copy.test.ts'],
   'src/sandbox/installation.ts': ['test/sandbox/installation.test.ts'],
-  'src/sandbox/seccomp.ts': ['test/sandbox/seccomp.test.ts'],
+  // command.test.ts runs the filter in real bubblewrap: seccomp.ts's 86.2% was measured with it among the tests.
+  'src/sandbox/seccomp.ts': ['test/sandbox/seccomp.test.ts', 'test/sandbox/command.test.ts'],
   'src/sandbox/toolchain.ts': ['test/sandbox/toolchain.test.ts'],
   'src/sandbox/probe.ts': ['test/sandbox/probe-unit.test.ts'],
   'src/sandbox/process/daemon.ts': ['test/sandbox/process/daemon.test.ts'],
