@@ -9,6 +9,6 @@ export function onCancel(signal: AbortSignal | undefined, cancel: () => void): (
     cancel()
     return () => {}
   }
-  signal.addEventListener('abort', cancel, { once: true })
+  signal.addEventListener('abort', cancel) // a signal aborts once: the listener runs once
   return () => signal.removeEventListener('abort', cancel)
 }
