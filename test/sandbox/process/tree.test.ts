@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
@@ -89,6 +89,80 @@ describe('liveRunProcesses', () => {
     const leader = await group(`exec -a 'odd (name) 1 2' bash -c 'echo $$ > ${file}.tmp; mv ${file}.tmp ${file}; exec -a "x) y (z" sleep 60'`, file)
     await waitFor(() => readFileSync(`/proc/${leader}/stat`, 'utf8').includes('sleep'), 'the leader to exec')
     expect(liveRunProcesses(leader)).toStrictEqual([leader])
+  })
+})
+
+/**
+ * A process table laid out by hand in `dir`/proc: each entry a folder with the `stat` line Linux writes (pid, the
+ * command name in parentheses, the state, the parent, the group) and, given, an `environ`.
+ */
+async function table(entries: Record<string, { state?: string; pgid: number; name?: string; environ?: string[] } | 'no stat'>): Promise<string> {
+  const proc = path.join(dir, 'proc')
+  for (const [entry, info] of Object.entries(entries)) {
+    await mkdir(path.join(proc, entry), { recursive: true })
+    if (info === 'no stat') continue
+    await writeFile(path.join(proc, entry, 'stat'), `${entry} (${info.name ?? 'sh'}) ${info.state ?? 'S'} 1 ${info.pgid} ${info.pgid} 0 -1 4194560\n`)
+    if (info.environ !== undefined) await writeFile(path.join(proc, entry, 'environ'), `${info.environ.join('\0')}\0`)
+  }
+  return proc
+}
+
+describe('reading the process table', () => {
+  test("counts only the numbered entries: /proc's self links and other folders are not processes", async () => {
+    const proc = await table({ '101': { pgid: 7 }, self: { pgid: 7 }, 'thread-self': { pgid: 7 }, x102: { pgid: 7 }, '103x': { pgid: 7 }, '1 04': { pgid: 7 } })
+    expect(liveRunProcesses(7, undefined, proc)).toStrictEqual([101])
+  })
+
+  test('a zombie (Z) or a dead process (X) is no member; one in any other state is', async () => {
+    const proc = await table({
+      '201': { state: 'Z', pgid: 9 },
+      '202': { state: 'X', pgid: 9 },
+      '203': { state: 'D', pgid: 9 },
+      '204': { state: 'T', pgid: 9 },
+      '205': { state: 'R', pgid: 10 },
+    })
+    expect(liveRunProcesses(9, undefined, proc)?.sort()).toStrictEqual([203, 204])
+    expect(processGroupAlive(9, undefined, proc)).toBe(true)
+    expect(processGroupAlive(11, undefined, proc)).toBe(false)
+  })
+
+  test('reads the group after the last parenthesis of the command name, and skips an entry gone while it looked', async () => {
+    const proc = await table({ '301': { pgid: 12, name: 'a) 9 9 (b' }, '302': 'no stat', '303': { pgid: 13, name: ')' } })
+    expect(liveRunProcesses(12, undefined, proc)).toStrictEqual([301])
+    expect(liveRunProcesses(13, undefined, proc)).toStrictEqual([303])
+  })
+
+  test("a tag is read from each process's environment in the same table", async () => {
+    const proc = await table({
+      '401': { pgid: 20, environ: ['PATH=/bin', 'TASK_OUTCOME_RUN_TAG=run-a'] },
+      '402': { pgid: 21, environ: ['TASK_OUTCOME_RUN_TAG=run-b'] },
+      '403': { pgid: 22 },
+    })
+    expect(liveRunProcesses(99, 'run-a', proc)).toStrictEqual([401])
+    expect(liveRunProcesses(22, 'run-a', proc)?.sort()).toStrictEqual([401, 403])
+  })
+
+  test('without a process table there is no list, and a group is alive while signal 0 reaches it', async () => {
+    const missing = path.join(dir, 'no-proc')
+    expect(liveRunProcesses(1, undefined, missing)).toBeNull()
+    const file = path.join(dir, 'fallback')
+    const leader = await group(`echo $$ > ${file}.tmp; mv ${file}.tmp ${file}; exec sleep 60`, file)
+    expect(processGroupAlive(leader, undefined, missing)).toBe(true)
+    process.kill(leader, 'SIGKILL')
+    await waitFor(() => !processGroupAlive(leader, undefined, missing), 'the group to be gone (its leader reaped)')
+    expect(processGroupAlive(2 ** 22 + 54321, undefined, missing)).toBe(false)
+  })
+
+  test('without a process table, a group whose leader has exited is alive while a member is, and the group is signalled whole', async () => {
+    const missing = path.join(dir, 'no-proc')
+    const file = path.join(dir, 'orphaned')
+    const leader = await group(`sleep 60 & echo $! > ${file}.tmp; mv ${file}.tmp ${file}; exit 0`, file)
+    const [member] = pids(file)
+    await waitFor(() => !existsSync(`/proc/${leader}`), 'the leader to exit and be reaped')
+    expect(processGroupAlive(leader, undefined, missing)).toBe(true)
+    signalRun(leader, undefined, 'SIGKILL', missing)
+    // Dead, though signal 0 may still reach it as a zombie until the machine's init reaps it (what /proc tells apart).
+    await waitFor(() => !alive(member!), 'the member to be killed through its group')
   })
 })
 
