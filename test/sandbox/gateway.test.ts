@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs'
 import http from 'node:http'
-import type { AddressInfo } from 'node:net'
+import https from 'node:https'
+import net, { type AddressInfo } from 'node:net'
 import { afterEach, describe, expect, test } from 'vitest'
 import { MeteringGateway } from '../../src/sandbox/gateway.ts'
 import { EventStreamSplitter, UsageReader } from '../../src/sandbox/usage-reader.ts'
@@ -149,6 +151,7 @@ describe('forwarding', () => {
     gateway = await MeteringGateway.start({ upstream: `http://127.0.0.1:${port}` })
     const response = await fetch(`${gateway.url}/v1/messages`, { method: 'POST', body: '{}' })
     expect(response.status).toBe(502)
+    expect(response.headers.get('content-type')).toBe('text/plain')
     expect(await response.text()).toMatch(/metering gateway: the model provider could not be reached/)
     expect(gateway.exchanges).toEqual([{ method: 'POST', path: '/v1/messages', status: null, usage: null }])
   })
@@ -222,6 +225,200 @@ describe('what the gateway passes on, and what it does not', () => {
       await expect(pending).rejects.toThrow()
     } finally {
       for (const response of held) response.destroy()
+      await upstream.close()
+    }
+  })
+})
+
+/** A 127.0.0.1 certificate no machine trusts (self-signed, made once with openssl for these tests; valid to 2126). */
+const untrusted = {
+  key: readFileSync(new URL('../fixtures/tls/key.pem', import.meta.url)),
+  cert: readFileSync(new URL('../fixtures/tls/cert.pem', import.meta.url)),
+}
+
+/** Resolves with what connecting to `host`:`port` gave: 'connected', or the error's code. */
+function connectTo(host: string, port: number): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port })
+    socket.once('connect', () => {
+      socket.destroy()
+      resolve('connected')
+    })
+    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message))
+  })
+}
+
+/** A server started on `host` port 0, resolved when it listens; `stop()` closes it and its connections. */
+async function listening(server: http.Server | https.Server, host: string) {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(0, host, () => resolve())
+  })
+  const port = (server.address() as AddressInfo).port
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections()
+      server.close(() => resolve())
+    })
+  return { port, stop }
+}
+
+describe('where the gateway listens and what it reaches', () => {
+  test('it listens on 127.0.0.1 alone: the IPv6 loopback is refused', async () => {
+    gateway = await MeteringGateway.start({ upstream: 'http://127.0.0.1:9' })
+    expect(await connectTo('127.0.0.1', gateway.port)).toBe('connected')
+    // A server of the test's own on ::1 shows the machine has an IPv6 loopback to refuse on.
+    const own = await listening(http.createServer(), '::1')
+    try {
+      expect(await connectTo('::1', own.port)).toBe('connected')
+      expect(await connectTo('::1', gateway.port)).toBe('ECONNREFUSED')
+    } finally {
+      await own.stop()
+    }
+  })
+
+  test('an https upstream is reached over TLS, its certificate checked: one the machine does not trust is a 502 that says so', async () => {
+    const reached: string[] = []
+    const upstream = https.createServer(untrusted, (request, response) => {
+      reached.push(request.url ?? '')
+      response.end('{}')
+    })
+    const { port, stop } = await listening(upstream, '127.0.0.1')
+    try {
+      gateway = await MeteringGateway.start({ upstream: `https://127.0.0.1:${port}/v1` })
+      const response = await fetch(`${gateway.url}/messages`, { method: 'POST', body: '{}' })
+      expect(response.status).toBe(502)
+      expect(await response.text()).toMatch(/could not be reached \(self[- ]signed certificate[;)]/)
+      expect(reached).toEqual([])
+      expect(gateway.exchanges).toEqual([{ method: 'POST', path: '/v1/messages', status: null, usage: null }])
+    } finally {
+      await stop()
+    }
+  })
+
+  test('an IPv6 upstream is reached at its address without the brackets', async () => {
+    const upstream = http.createServer((request, response) => response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ seen: request.headers.host })))
+    const { port, stop } = await listening(upstream, '::1')
+    try {
+      gateway = await MeteringGateway.start({ upstream: `http://[::1]:${port}` })
+      const response = await fetch(`${gateway.url}/v1/messages`, { method: 'POST', body: '{}' })
+      expect(response.status).toBe(200)
+      expect(await response.json()).toEqual({ seen: `[::1]:${port}` })
+    } finally {
+      await stop()
+    }
+  })
+
+  test("an upstream without a port is reached on its scheme's own (80 for http)", async () => {
+    gateway = await MeteringGateway.start({ upstream: 'http://127.0.0.1/v1' })
+    const response = await fetch(`${gateway.url}/messages`, { method: 'POST', body: '{}' })
+    // Nothing listens on port 80 of a test machine: the refusal names the port the gateway tried.
+    expect(response.status).toBe(502)
+    expect(await response.text()).toContain('ECONNREFUSED 127.0.0.1:80)')
+  })
+})
+
+describe('how the gateway reads an answer it passes on', () => {
+  const usageEvent = (output: number) => `data: ${JSON.stringify({ type: 'message_delta', usage: { output_tokens: output } })}`
+  const start = `data: ${JSON.stringify({ type: 'message_start', message: { model: 'claude-haiku-4-5', usage: { input_tokens: 5, output_tokens: 1 } } })}\n\n`
+
+  test('an event stream is told by its content type in any case, and its last event counts without a blank line after it', async () => {
+    const body = `${start}${usageEvent(21)}`
+    const upstream = await upstreamServer((_, response) => response.writeHead(200, { 'content-type': 'Text/Event-Stream; charset=UTF-8' }).end(body))
+    try {
+      gateway = await MeteringGateway.start({ upstream: upstream.url })
+      const response = await fetch(`${gateway.url}/v1/messages`, { method: 'POST', body: '{}' })
+      expect(await response.text()).toBe(body)
+      expect(gateway.exchanges[0]!.usage).toEqual({ protocol: 'anthropic', model: 'claude-haiku-4-5', tokens: { input: 5, output: 21, cacheRead: 0, cacheWrite: 0 } })
+    } finally {
+      await upstream.close()
+    }
+  })
+
+  test('a JSON answer is read up to 32 MiB: one of exactly that size counts, one a byte longer is passed on whole and counts as no usage', async () => {
+    const cap = 32 * 1024 * 1024
+    const json = JSON.stringify({ type: 'message', model: 'claude-haiku-4-5', usage: { input_tokens: 3, output_tokens: 4 } })
+    // The usage last, so a body cut at the cap is no JSON.
+    const padded = (size: number) => Buffer.concat([Buffer.alloc(size - json.length, ' '), Buffer.from(json)])
+    let size = cap
+    const upstream = await upstreamServer((_, response) => {
+      const body = padded(size)
+      response.writeHead(200, { 'content-type': 'application/json' })
+      // In pieces, as a provider's answer arrives: the cap is checked per piece.
+      for (let at = 0; at < body.length; at += 1024 * 1024) response.write(body.subarray(at, at + 1024 * 1024))
+      response.end()
+    })
+    try {
+      gateway = await MeteringGateway.start({ upstream: upstream.url })
+      const exact = await fetch(`${gateway.url}/v1/messages`, { method: 'POST', body: '{}' })
+      expect((await exact.arrayBuffer()).byteLength).toBe(cap)
+      size = cap + 1
+      const over = await fetch(`${gateway.url}/v1/messages`, { method: 'POST', body: '{}' })
+      expect(Buffer.from(await over.arrayBuffer()).equals(padded(cap + 1))).toBe(true)
+      expect(gateway.exchanges.map((exchange) => exchange.usage?.tokens ?? null)).toEqual([{ input: 3, output: 4, cacheRead: 0, cacheWrite: 0 }, null])
+    } finally {
+      await upstream.close()
+    }
+  })
+
+  test('an upstream that fails after its answer began cuts the agent off rather than leaving it waiting, counting what it streamed', async () => {
+    const upstream = await upstreamServer((_, response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' })
+      response.write(start, () => response.socket?.destroy())
+    })
+    try {
+      gateway = await MeteringGateway.start({ upstream: upstream.url })
+      const response = await fetch(`${gateway.url}/v1/messages`, { method: 'POST', body: '{}' })
+      expect(response.status).toBe(200)
+      await expect(response.text()).rejects.toThrow()
+      // What the stream reported before it broke is what the provider billed.
+      expect(gateway.exchanges).toEqual([
+        {
+          method: 'POST',
+          path: '/v1/messages',
+          status: 200,
+          usage: { protocol: 'anthropic', model: 'claude-haiku-4-5', tokens: { input: 5, output: 1, cacheRead: 0, cacheWrite: 0 } },
+        },
+      ])
+    } finally {
+      await upstream.close()
+    }
+  })
+
+  test('an upstream that resets its connection mid-answer is recorded once, and the agent is cut off', async () => {
+    const upstream = await upstreamServer((_, response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' })
+      response.write(start, () => response.socket?.resetAndDestroy())
+    })
+    try {
+      gateway = await MeteringGateway.start({ upstream: upstream.url })
+      const response = await fetch(`${gateway.url}/v1/messages`, { method: 'POST', body: '{}' })
+      // The gateway cuts the agent off in the same turn as it records (both come before the agent sees the reset).
+      await expect(response.text()).rejects.toThrow()
+      // Node 24 reports both the request's error and the reply's end: the second must not count the request again.
+      expect(gateway.exchanges).toHaveLength(1)
+      expect(gateway.exchanges[0]!.method).toBe('POST')
+    } finally {
+      await upstream.close()
+    }
+  })
+
+  test('an agent that abandons its request mid-body has the upstream request ended too', async () => {
+    const upstreamEnded: boolean[] = []
+    const upstream = await upstreamServer((request) => {
+      request.resume()
+      request.once('close', () => upstreamEnded.push(request.complete))
+    })
+    try {
+      gateway = await MeteringGateway.start({ upstream: upstream.url })
+      const request = http.request(`${gateway.url}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json' } })
+      request.on('error', () => {})
+      request.write('{"messages": [')
+      await waitFor(() => upstream.seen.length === 1, 'the request to reach the upstream')
+      request.destroy()
+      await waitFor(() => upstreamEnded.length === 1, "the upstream's request to end")
+      expect(upstreamEnded).toEqual([false])
+    } finally {
       await upstream.close()
     }
   })
