@@ -51,10 +51,13 @@ export function rlimitArgs(limits: SandboxLimits): string[] {
   return ['prlimit', `--nproc=${limits.processes}:${limits.processes}`, `--data=${data}:${data}`, '--']
 }
 
-/** Where this process sits in each hierarchy: `/proc/self/cgroup`, `hierarchy-id:controllers:path`. */
-function ownCgroups(): Map<string, string> {
+/**
+ * Where this process sits in each hierarchy, from `/proc/self/cgroup` (`text`, for tests): its
+ * `hierarchy-id:controllers:path` lines, each controller of a v1 hierarchy mapped to the path, v2's to `unified`.
+ */
+export function ownCgroups(text: string = readFileSync('/proc/self/cgroup', 'utf8')): Map<string, string> {
   const map = new Map<string, string>()
-  for (const line of readFileSync('/proc/self/cgroup', 'utf8').split('\n')) {
+  for (const line of text.split('\n')) {
     const match = /^\d+:([^:]*):(.*)$/.exec(line)
     if (match === null) continue
     for (const controller of match[1] === '' ? ['unified'] : match[1]!.split(',')) map.set(controller, match[2]!)
@@ -80,9 +83,39 @@ function tryMkdir(dir: string): boolean {
   try {
     mkdirSync(dir)
     return true
+    // Stryker disable next-line BlockStatement: without its `return false` it returns undefined, as falsy.
   } catch {
     return false
   }
+}
+
+/** One file of a fresh cgroup and what it is set to: `file` in the run's cgroup of `hierarchy` (v2: the one cgroup). */
+export interface CgroupSetting {
+  readonly hierarchy: 'pids' | 'memory' | 'cpu'
+  readonly file: string
+  readonly text: string
+}
+
+/**
+ * What a fresh cgroup's files are set to, in order: the limits, where the kernel made the file for them (`made`:
+ * which of the optional ones it did; the kernel makes a cgroup's files, so no test can lay them out by hand).
+ * v2: `pids.max`, `memory.max`, swap off (`memory.swap.max`), the CPU quota (`cpu.max`). v1: the pids and memory
+ * hierarchies' (swap counted, `memory.memsw.limit_in_bytes`, at the memory limit), the cpu one's quota per period.
+ */
+export function cgroupSettings(kind: 'v2' | 'v1', limits: SandboxLimits, made: (hierarchy: CgroupSetting['hierarchy'], file: string) => boolean): CgroupSetting[] {
+  const bytes = String(limits.memoryMb * 1024 * 1024)
+  const quota = limits.cpu === null ? null : String(Math.round(limits.cpu * 100000))
+  const settings: CgroupSetting[] = [{ hierarchy: 'pids', file: 'pids.max', text: String(limits.processes) }]
+  if (kind === 'v2') {
+    settings.push({ hierarchy: 'memory', file: 'memory.max', text: bytes })
+    if (made('memory', 'memory.swap.max')) settings.push({ hierarchy: 'memory', file: 'memory.swap.max', text: '0' })
+    if (quota !== null && made('cpu', 'cpu.max')) settings.push({ hierarchy: 'cpu', file: 'cpu.max', text: `${quota} 100000` })
+    return settings
+  }
+  settings.push({ hierarchy: 'memory', file: 'memory.limit_in_bytes', text: bytes })
+  if (made('memory', 'memory.memsw.limit_in_bytes')) settings.push({ hierarchy: 'memory', file: 'memory.memsw.limit_in_bytes', text: bytes })
+  if (quota !== null) settings.push({ hierarchy: 'cpu', file: 'cpu.cfs_period_us', text: '100000' }, { hierarchy: 'cpu', file: 'cpu.cfs_quota_us', text: quota })
+  return settings
 }
 
 /**
@@ -106,7 +139,6 @@ export class RunCgroup {
    */
   static create(limits: SandboxLimits, root = '/sys/fs/cgroup', own: ReadonlyMap<string, string> = ownCgroups()): RunCgroup | null {
     const name = `task-outcome-${process.pid}-${++counter}`
-    const bytes = String(limits.memoryMb * 1024 * 1024)
     // v2: a child of the harness's cgroup, or (a cgroup with processes cannot give its children controllers) a sibling.
     const unified = path.join(root, own.get('unified') ?? '/')
     const v2 = existsSync(path.join(root, 'cgroup.controllers')) ? [unified, path.dirname(unified)].find((dir) => delegates(dir)) : undefined
@@ -114,10 +146,7 @@ export class RunCgroup {
       const dir = path.join(v2, name)
       if (tryMkdir(dir)) {
         try {
-          writeFileSync(path.join(dir, 'pids.max'), String(limits.processes))
-          writeFileSync(path.join(dir, 'memory.max'), bytes)
-          if (existsSync(path.join(dir, 'memory.swap.max'))) writeFileSync(path.join(dir, 'memory.swap.max'), '0')
-          if (limits.cpu !== null && existsSync(path.join(dir, 'cpu.max'))) writeFileSync(path.join(dir, 'cpu.max'), `${Math.round(limits.cpu * 100000)} 100000`)
+          for (const { file, text } of cgroupSettings('v2', limits, (_, file) => existsSync(path.join(dir, file)))) writeFileSync(path.join(dir, file), text)
           return new RunCgroup('v2', { pids: dir, memory: dir })
         } catch {
           rmdirSync(dir)
@@ -134,21 +163,20 @@ export class RunCgroup {
       rmdirSync(pids)
       return null
     }
+    // The cpu hierarchy only for a CPU limit, and only where the harness is in one (the limit is then not enforced).
     const cpuPath = own.get('cpu')
-    const cpu = limits.cpu !== null && cpuPath !== undefined ? path.join(root, 'cpu', cpuPath, name) : undefined
+    const cpu = limits.cpu !== null && cpuPath !== undefined && tryMkdir(path.join(root, 'cpu', cpuPath, name)) ? path.join(root, 'cpu', cpuPath, name) : undefined
+    const dirs = { pids, memory, cpu }
     try {
-      writeFileSync(path.join(pids, 'pids.max'), String(limits.processes))
-      writeFileSync(path.join(memory, 'memory.limit_in_bytes'), bytes)
-      if (existsSync(path.join(memory, 'memory.memsw.limit_in_bytes'))) writeFileSync(path.join(memory, 'memory.memsw.limit_in_bytes'), bytes)
-      if (cpu !== undefined && tryMkdir(cpu)) {
-        writeFileSync(path.join(cpu, 'cpu.cfs_period_us'), '100000')
-        writeFileSync(path.join(cpu, 'cpu.cfs_quota_us'), String(Math.round(limits.cpu! * 100000)))
+      for (const { hierarchy, file, text } of cgroupSettings('v1', limits, (_, file) => existsSync(path.join(memory, file)))) {
+        const dir = dirs[hierarchy]
+        if (dir !== undefined) writeFileSync(path.join(dir, file), text)
       }
     } catch {
-      for (const dir of [pids, memory, cpu]) if (dir !== undefined && existsSync(dir)) rmdirSync(dir)
+      for (const dir of [pids, memory, cpu]) if (dir !== undefined) rmdirSync(dir)
       return null
     }
-    return new RunCgroup('v1', { pids, memory, ...(cpu !== undefined && existsSync(cpu) ? { cpu } : {}) })
+    return new RunCgroup('v1', { pids, memory, ...(cpu === undefined ? {} : { cpu }) })
   }
 
   /** The `cgroup.procs` files a process writes its pid to, to join the run's cgroup(s). */
