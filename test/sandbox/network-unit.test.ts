@@ -216,6 +216,20 @@ describe('SandboxNetwork', () => {
     expect(started.denials).toStrictEqual({ count: 1, examples: ['GET /relative (not an absolute http URL)'] })
   })
 
+  test('answers a request the parser refuses with a 400 it counts once, named by the parser’s code', async () => {
+    const started = await start([`127.0.0.1:${upstreamPort}`])
+    const answer = await raw(started, 'proxy.sock', 'G@T http://127.0.0.1/ HTTP/1.1\r\n\r\nmore bytes the client still sends\r\n\r\n')
+    expect(answer).toBe('HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\nconnection: close\r\n\r\n')
+    expect(started.denials).toStrictEqual({ count: 1, examples: ['malformed request (HPE_INVALID_METHOD)'] })
+  })
+
+  test('answers headers past 16 KiB with a 431, counted', async () => {
+    const started = await start([`127.0.0.1:${upstreamPort}`])
+    const answer = await raw(started, 'proxy.sock', `GET http://127.0.0.1:${upstreamPort}/ HTTP/1.1\r\nhost: x\r\nx-big: ${'a'.repeat(20_000)}\r\n\r\n`)
+    expect(answer).toBe('HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-length: 0\r\nconnection: close\r\n\r\n')
+    expect(started.denials).toStrictEqual({ count: 1, examples: ['malformed request (HPE_HEADER_OVERFLOW)'] })
+  })
+
   test('drops the client’s connection when an allowed host is down', async () => {
     const closed = net.createServer()
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', () => resolve()))
