@@ -4,7 +4,8 @@ import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import { HarnessFailure } from '../../../src/errors.ts'
 import { runProcess, type RunProcessOptions } from '../../../src/sandbox/process/run-process.ts'
-import { UNSANDBOXED_HOST } from '../../../src/sandbox/process/environment.ts'
+import { type ProcessCommand, type ProcessEnvironment, UNSANDBOXED_HOST } from '../../../src/sandbox/process/environment.ts'
+import { processTags } from '../../../src/sandbox/process/tags.ts'
 import { processGroupAlive } from '../../../src/sandbox/process/tree.ts'
 import { alive } from '../../helpers/alive.ts'
 
@@ -136,11 +137,41 @@ describe('runProcess', () => {
     expect(processGroupAlive(result.pgid!, result.tag)).toBe(false)
   })
 
-  test('an executable that cannot be started is a harness failure (crash)', async () => {
-    const error = await run({ file: path.join(dir, 'no-such-agent'), args: [], cwd: dir, env, timeoutMs: 5_000 }).catch((e: unknown) => e)
+  test('an executable that cannot be started is a harness failure (crash), not retried, naming what failed', async () => {
+    const file = path.join(dir, 'no-such-agent')
+    const error = await run({ file, args: [], cwd: dir, env, timeoutMs: 5_000 }).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(HarnessFailure)
     expect((error as HarnessFailure).reason).toBe('crash')
-    expect((error as HarnessFailure).message).toContain('no-such-agent')
+    expect((error as HarnessFailure).retryable).toBe(false)
+    expect((error as HarnessFailure).message).toBe(`could not start ${file}: spawn ${file} ENOENT`)
+    expect((error as HarnessFailure).cause).toMatchObject({ failed: true, code: 'ENOENT' })
+  })
+
+  test('asks its environment for the line with the command, its folder, the variables and the run’s tags, and only the options given', async () => {
+    const asked: ProcessCommand[] = []
+    /** The host, recording what each process asked it for. */
+    const recording: ProcessEnvironment = {
+      label: 'recording host',
+      startLine: (command) => {
+        asked.push(command)
+        return UNSANDBOXED_HOST.startLine(command)
+      },
+    }
+    const plain = await runProcess({ file: 'bash', args: ['-c', 'true'] }, { sandbox: recording, cwd: dir, env: { ...env, MINE: '1' }, timeoutMs: 10_000 })
+    const given = { loopbackPorts: [8080], readOnly: ['/opt/ro'], writable: ['/opt/rw'], network: false }
+    await runProcess({ file: 'bash', args: ['-c', 'true'] }, { sandbox: recording, cwd: dir, env, timeoutMs: 10_000, ...given })
+    expect(asked[0]).toStrictEqual({ file: 'bash', args: ['-c', 'true'], cwd: dir, env: { ...env, MINE: '1', ...processTags(plain.tag) } })
+    expect(asked[1]).toMatchObject(given)
+    expect(Object.keys(asked[1]!).sort()).toStrictEqual(['args', 'cwd', 'env', 'file', 'loopbackPorts', 'network', 'readOnly', 'writable'])
+  })
+
+  test('a run that printed within its limit is not truncated, and its wall time is what it took', async () => {
+    const before = performance.now()
+    const result = await run({ file: 'bash', args: ['-c', 'sleep 0.2; echo done'], cwd: dir, env, timeoutMs: 10_000 })
+    const took = performance.now() - before
+    expect(result.truncated).toBe(false)
+    expect(result.wallMs).toBeGreaterThanOrEqual(200)
+    expect(result.wallMs).toBeLessThanOrEqual(took)
   })
 
   test('keeps each stream apart and both interleaved in arrival order; a final line break is dropped unless asked to keep it', async () => {
