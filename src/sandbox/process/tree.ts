@@ -51,6 +51,11 @@ function carriesTag(proc: string, pid: number, tag: string): boolean {
     return false
   }
 }
+
+/** A live process of the run: in its group or carrying its tag, never a zombie nor the harness itself. */
+function isRunProcess(info: ProcessInfo, pgid: number, tag: string | undefined, proc: string): boolean {
+  return !info.zombie && info.pid !== process.pid && (info.pgid === pgid || (tag !== undefined && carriesTag(proc, info.pid, tag)))
+}
 // Stryker restore all
 
 /**
@@ -62,12 +67,9 @@ function carriesTag(proc: string, pid: number, tag: string): boolean {
 export function liveRunProcesses(pgid: number, tag?: string, proc: string = PROC): number[] | null {
   const processes = listProcesses(proc)
   if (processes === null) return null
-  // A wider filter signals every process of the machine (see carriesTag).
-  // Stryker disable all
-  return processes
-    .filter((info) => !info.zombie && info.pid !== process.pid && (info.pgid === pgid || (tag !== undefined && carriesTag(proc, info.pid, tag))))
-    .map((info) => info.pid)
-  // Stryker restore all
+  // Stryker disable next-line all: a wider filter signals every process of the machine (see carriesTag).
+  const live = processes.filter((info) => isRunProcess(info, pgid, tag, proc))
+  return live.map((info) => info.pid)
 }
 
 /**
