@@ -82,11 +82,10 @@ function events(file: string): Record<string, number> {
 function tryMkdir(dir: string): boolean {
   try {
     mkdirSync(dir)
-    return true
-    // Stryker disable next-line BlockStatement: without its `return false` it returns undefined, as falsy.
   } catch {
     return false
   }
+  return true
 }
 
 /** One file of a fresh cgroup and what it is set to: `file` in the run's cgroup of `hierarchy` (v2: the one cgroup). */
