@@ -61,6 +61,20 @@ export const FAST_TESTS = {
     'test/sandbox/process/terminate/kill.test.ts',
     'test/sandbox/process/terminate/index.test.ts',
   ],
+  'src/sandbox/process/terminate/kill.ts': [
+    'test/sandbox/process/terminate/kill.test.ts',
+    'test/sandbox/process/terminate/cancel.test.ts',
+    'test/sandbox/process/terminate/index.test.ts',
+  ],
+  'src/sandbox/process/terminate/cancel.ts': [
+    'test/sandbox/process/terminate/kill.test.ts',
+    'test/sandbox/process/terminate/cancel.test.ts',
+    'test/sandbox/process/terminate/index.test.ts',
+  ],
+  'src/sandbox/process/tree.ts': ['test/sandbox/process/tree.test.ts', 'test/sandbox/process/terminate/kill.test.ts', 'test/sandbox/process/terminate/index.test.ts'],
+  'src/sandbox/gateway.ts': ['test/sandbox/gateway.test.ts'],
+  'src/sandbox/limits.ts': ['test/sandbox/limits-unit.test.ts'],
+  'src/sandbox/network.ts': ['test/sandbox/network-unit.test.ts'],
 }
 
 /**
