@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import http from 'node:http'
 import https from 'node:https'
 import net, { type AddressInfo } from 'node:net'
@@ -264,17 +264,17 @@ async function listening(server: http.Server | https.Server, host: string) {
 }
 
 describe('where the gateway listens and what it reaches', () => {
-  test('it listens on 127.0.0.1 alone: the IPv6 loopback is refused', async () => {
+  test('it listens on 127.0.0.1 alone: the one socket the kernel lists as listening on its port', async () => {
     gateway = await MeteringGateway.start({ upstream: 'http://127.0.0.1:9' })
     expect(await connectTo('127.0.0.1', gateway.port)).toBe('connected')
-    // A server of the test's own on ::1 shows the machine has an IPv6 loopback to refuse on.
-    const own = await listening(http.createServer(), '::1')
-    try {
-      expect(await connectTo('::1', own.port)).toBe('connected')
-      expect(await connectTo('::1', gateway.port)).toBe('ECONNREFUSED')
-    } finally {
-      await own.stop()
-    }
+    const port = gateway.port.toString(16).toUpperCase().padStart(4, '0')
+    // /proc/net/tcp and tcp6: `sl local_address rem_address st …`, an address as hex, 0A the LISTEN state.
+    const listeners = ['/proc/net/tcp', '/proc/net/tcp6']
+      .flatMap((file) => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').slice(1) : []))
+      .map((line) => line.trim().split(/\s+/))
+      .filter((fields) => fields[1]?.endsWith(`:${port}`) && fields[3] === '0A')
+      .map((fields) => fields[1])
+    expect(listeners).toStrictEqual([`0100007F:${port}`])
   })
 
   test('an https upstream is reached over TLS, its certificate checked: one the machine does not trust is a 502 that says so', async () => {
@@ -296,9 +296,14 @@ describe('where the gateway listens and what it reaches', () => {
     }
   })
 
-  test('an IPv6 upstream is reached at its address without the brackets', async () => {
+  test('an IPv6 upstream is reached at its address without the brackets', async (ctx) => {
     const upstream = http.createServer((request, response) => response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ seen: request.headers.host })))
-    const { port, stop } = await listening(upstream, '::1')
+    const started = await listening(upstream, '::1').catch((error: NodeJS.ErrnoException) => error)
+    if (started instanceof Error) {
+      if (started.code === 'EADDRNOTAVAIL' || started.code === 'EAFNOSUPPORT') return ctx.skip('this machine has no IPv6 loopback')
+      throw started
+    }
+    const { port, stop } = started
     try {
       gateway = await MeteringGateway.start({ upstream: `http://[::1]:${port}` })
       const response = await fetch(`${gateway.url}/v1/messages`, { method: 'POST', body: '{}' })
