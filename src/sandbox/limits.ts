@@ -164,7 +164,8 @@ export class RunCgroup {
     }
     // The cpu hierarchy only for a CPU limit, and only where the harness is in one (the limit is then not enforced).
     const cpuPath = own.get('cpu')
-    const cpu = limits.cpu !== null && cpuPath !== undefined && tryMkdir(path.join(root, 'cpu', cpuPath, name)) ? path.join(root, 'cpu', cpuPath, name) : undefined
+    const cpuDir = cpuPath === undefined ? undefined : path.join(root, 'cpu', cpuPath, name)
+    const cpu = limits.cpu !== null && cpuDir !== undefined && tryMkdir(cpuDir) ? cpuDir : undefined
     const dirs = { pids, memory, cpu }
     try {
       for (const { hierarchy, file, text } of cgroupSettings('v1', limits, (_, file) => existsSync(path.join(memory, file)))) {
