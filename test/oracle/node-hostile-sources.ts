@@ -44,15 +44,19 @@ export const DISARMS: Record<string, string> = {
 }
 
 // Reads the runner's command line from /proc/$ppid/cmdline, finds the JUnit destination, takes the test names from
-// the test files and renames an all-passing report over it (the runner keeps writing into the unlinked file).
+// the test files and, once the runner holds the report open, renames an all-passing report over it (the runner keeps
+// writing into the unlinked file).
 /** The report forgery by rename (see above). */
 export const FORGER = `
-import { readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { readdirSync, readFileSync, readlinkSync, renameSync, writeFileSync } from 'node:fs'
 try {
   const args = readFileSync('/proc/' + process.ppid + '/cmdline', 'utf8').split('\\0')
   const reporters = args.filter((a) => a.startsWith('--test-reporter=')).map((a) => a.slice(16))
   const destinations = args.filter((a) => a.startsWith('--test-reporter-destination=')).map((a) => a.slice(28))
   const junit = destinations[reporters.indexOf('junit')]
+  // The runner opens its report asynchronously; renamed over before that open, the forgery would be truncated.
+  const held = () => readdirSync('/proc/' + process.ppid + '/fd').some((fd) => { try { return readlinkSync('/proc/' + process.ppid + '/fd/' + fd).endsWith(junit.replace(/^.*\\//, '/')) } catch { return false } })
+  for (let waited = 0; !held() && waited < 5000; waited += 10) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10)
   const names = readdirSync('test').flatMap((f) => [...readFileSync('test/' + f, 'utf8').matchAll(/test\\((['"])(.*?)\\1/g)].map((m) => m[2]))
   writeFileSync('/tmp/forged.xml', '<testsuites>' + names.map((n) => '<testcase name="' + n + '" classname="test"/>').join('') + '</testsuites>')
   renameSync('/tmp/forged.xml', junit)
