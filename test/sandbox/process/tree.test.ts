@@ -179,8 +179,8 @@ describe('signalRun', () => {
     const leader = await group(`setsid bash -c 'echo $$ > ${file}.tmp; mv ${file}.tmp ${file}; exec sleep 60' & sleep 60 & wait`, file, { TASK_OUTCOME_RUN_TAG: tag })
     const [escaped] = pids(file)
     signalRun(leader, tag, 'SIGKILL')
-    await waitFor(() => !alive(escaped!) && !alive(leader), 'the run to die')
-    expect(processGroupAlive(leader, tag)).toBe(false)
+    // The leader's own `sleep` may still be dying when the leader and the escaped process are gone (a loaded machine).
+    await waitFor(() => !alive(escaped!) && !alive(leader) && !processGroupAlive(leader, tag), 'the run to die')
   })
 
   test('signals only the group without a tag, and a gone group is no error', async () => {
