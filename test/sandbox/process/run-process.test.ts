@@ -147,6 +147,11 @@ describe('runProcess', () => {
     expect((error as HarnessFailure).cause).toMatchObject({ failed: true, code: 'ENOENT' })
   })
 
+  test('a leader ended by a signal of its own is that signal, not a crash, a timeout or an abort', async () => {
+    const result = await run({ file: 'bash', args: ['-c', 'echo before; kill -KILL $$'], cwd: dir, env, timeoutMs: 10_000 })
+    expect(result).toMatchObject({ exitCode: null, signal: 'SIGKILL', timedOut: false, aborted: false, stdout: 'before' })
+  })
+
   test('asks its environment for the line with the command, its folder, the variables and the run’s tags, and only the options given', async () => {
     const asked: ProcessCommand[] = []
     /** The host, recording what each process asked it for. */
