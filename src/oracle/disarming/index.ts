@@ -67,34 +67,37 @@ export async function scanForDisarming(dir: string, changedFiles: readonly strin
       continue
     }
     const language = SCRIPT.test(file) ? 'script' : PYTHON.test(file) ? 'python' : null
-    if (language !== null && info.size > MAX_BYTES) own.push({ name: FLAG.notAnalysed, line: null })
-    else if (language !== null) {
-      const bytes = await readFileInside(dir, file)
-      if (bytes !== null && language === 'script') own.push(...analyseScript(file, bytes.toString('utf8')))
-      if (bytes !== null && language === 'python') python.push({ path: file, bytes })
+    if (language !== null) {
+      const bytes = info.size > MAX_BYTES ? null : await readFileInside(dir, file)
+      // Over the limit, or no longer a file when read.
+      if (bytes === null) own.push({ name: FLAG.notAnalysed, line: null })
+      else if (language === 'script') own.push(...analyseScript(file, bytes.toString('utf8')))
+      else python.push({ path: file, bytes })
     }
     own.push(...byPath)
   }
-  if (python.length > 0) {
-    const interpreter = options.toolchain.binaries.python3
-    const analysed =
-      interpreter === undefined
-        ? new Map(python.map((file) => [file.path, [{ name: FLAG.notAnalysed, line: null }]]))
-        : await analysePython(python, {
-            python: interpreter,
-            mounts: options.toolchain.mounts,
-            path: options.toolchain.path,
-            sandboxed: options.sandboxed,
-            timeoutMs: options.timeoutMs,
-            ...(options.signal === undefined ? {} : { signal: options.signal }),
-          })
-    for (const file of python) findings.get(file.path)!.unshift(...(analysed.get(file.path) ?? [{ name: FLAG.notAnalysed, line: null }]))
-  }
+  const interpreter = options.toolchain.binaries.python3
+  // Without a python3 nothing is answered, and every Python file is `not analysed` (below).
+  const analysed =
+    interpreter === undefined
+      ? new Map<string, Finding[]>()
+      : await analysePython(python, {
+          python: interpreter,
+          mounts: options.toolchain.mounts,
+          path: options.toolchain.path,
+          sandboxed: options.sandboxed,
+          timeoutMs: options.timeoutMs,
+          ...(options.signal === undefined ? {} : { signal: options.signal }),
+        })
+  for (const file of python) findings.get(file.path)!.unshift(...(analysed.get(file.path) ?? [{ name: FLAG.notAnalysed, line: null }]))
   return [...findings].flatMap(([file, found]) => flagsOf(file, found))
 }
 
-/** One flag per name, at its first line (whole-file when no finding of it has a line), in the order of those lines. */
-function flagsOf(file: string, findings: readonly Finding[]): string[] {
+/**
+ * One flag per name, at its first line (whole-file when no finding of it has a line), in the order of those lines,
+ * whole-file flags first. Exported for its tests.
+ */
+export function flagsOf(file: string, findings: readonly Finding[]): string[] {
   const first = new Map<string, number | null>()
   for (const { name, line } of findings) {
     const seen = first.get(name)

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, symlink, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { beforeAll, describe, expect, test } from 'vitest'
-import { type DisarmingScanOptions, scanForDisarming } from '../../../src/oracle/disarming/index.ts'
+import { type DisarmingScanOptions, flagsOf, scanForDisarming } from '../../../src/oracle/disarming/index.ts'
 import { resolveOracleToolchain } from '../../../src/oracle/toolchain.ts'
 
 let options: DisarmingScanOptions
@@ -70,7 +70,10 @@ describe('the integrity-flag scanner', () => {
   })
 
   test('a file over the size limit is not analysed, and says so; one of exactly the limit is, and data of any size is not flagged', async () => {
-    expect(await scan({ 'src/big.js': `// ${'x'.repeat(1024 * 1024)}\n`, 'src/big.py': `# ${'x'.repeat(1024 * 1024)}\n` })).toEqual(['not analysed: src/big.js', 'not analysed: src/big.py'])
+    expect(await scan({ 'src/big.js': `// ${'x'.repeat(1024 * 1024)}\n`, 'src/big.py': `# ${'x'.repeat(1024 * 1024)}\n` })).toEqual([
+      'not analysed: src/big.js',
+      'not analysed: src/big.py',
+    ])
     expect(await scan({ 'src/edge.js': `//${'x'.repeat(1024 * 1024 - 3)}\n` })).toEqual([])
     expect(await scan({ 'data/table.csv': `${'1,2\n'.repeat(400_000)}` })).toEqual([])
   })
@@ -88,5 +91,25 @@ describe('the integrity-flag scanner', () => {
     await writeFile(path.join(dir, 'core.py'), 'x = 1\n')
     const { python3: _, ...binaries } = options.toolchain.binaries
     expect(await scanForDisarming(dir, ['core.py'], { ...options, toolchain: { ...options.toolchain, binaries } })).toEqual(['not analysed: core.py'])
+  })
+
+  test('an aborted scan starts no Python analysis: its Python files are not analysed, and say so', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'task-outcome-scan-'))
+    await writeFile(path.join(dir, 'a.py'), 'import os\nos._exit(0)\n')
+    await writeFile(path.join(dir, 'b.py'), 'import os\nos._exit(0)\n')
+    expect(await scanForDisarming(dir, ['a.py', 'b.py'], { ...options, signal: AbortSignal.abort() })).toEqual(['not analysed: a.py', 'not analysed: b.py'])
+  })
+})
+
+describe('flagsOf', () => {
+  const at = (name: string, line: number | null) => ({ name, line })
+  test.each([
+    ['the first line of a name, whichever order its findings came in', [at('x', 5), at('x', 2), at('x', 9)], ['x: f.js:2']],
+    ['a line over a whole-file finding of the same name, before or after it', [at('x', null), at('x', 3), at('y', 4), at('y', null)], ['x: f.js:3', 'y: f.js:4']],
+    ['whole-file when no finding of the name has a line', [at('x', null), at('x', null)], ['x: f.js']],
+    ['whole-file flags first, then by line', [at('b', 7), at('a', null), at('c', 1)], ['a: f.js', 'c: f.js:1', 'b: f.js:7']],
+    ['a line equal to the one kept keeps it', [at('x', 4), at('x', 4)], ['x: f.js:4']],
+  ])('keeps %s', (_what, findings, flags) => {
+    expect(flagsOf('f.js', findings)).toEqual(flags)
   })
 })

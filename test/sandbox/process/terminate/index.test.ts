@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process'
 import { expect, test } from 'vitest'
 import { DEFAULT_KILL_GRACE_MS, terminate } from '../../../../src/sandbox/process/terminate/index.ts'
-import { processGroupAlive } from '../../../../src/sandbox/process/tree.ts'
+import { liveRunProcesses, processGroupAlive } from '../../../../src/sandbox/process/tree.ts'
 import { waitFor } from '../../../helpers/wait-for.ts'
 
 // The composed policy on a real process group (started here with node:child_process, apart from the runner).
@@ -42,6 +42,8 @@ test('the tree is killed once: every call of kill returns the same promise', asy
 
 test('the grace before SIGKILL is the one given, not the default', async () => {
   const pgid = group(true)
+  // Both up, so the trap is set before the SIGTERM.
+  await waitFor(() => liveRunProcesses(pgid)?.length === 2, 'the shell and its sleep to start', 10_000)
   const termination = terminate(pgid, 'no-tag', { killGraceMs: 100 })
   const started = Date.now()
   await termination.kill()
