@@ -75,6 +75,9 @@ export const FAST_TESTS = {
   'src/sandbox/gateway.ts': ['test/sandbox/gateway.test.ts'],
   'src/sandbox/limits.ts': ['test/sandbox/limits-unit.test.ts'],
   'src/sandbox/network.ts': ['test/sandbox/network-unit.test.ts'],
+  'src/sandbox/process/run-process.ts': ['test/sandbox/process/run-process.test.ts'],
+  'src/sandbox/process/terminate/index.ts': ['test/sandbox/process/terminate/index.test.ts'],
+  'src/oracle/disarming/index.ts': ['test/oracle/disarming/scan.test.ts'],
 }
 
 /**
