@@ -79,6 +79,7 @@ export const FAST_TESTS = {
   'src/sandbox/process/terminate/index.ts': ['test/sandbox/process/terminate/index.test.ts'],
   'src/oracle/disarming/index.ts': ['test/oracle/disarming/scan.test.ts'],
   'src/oracle/index.ts': ['test/oracle/index.test.ts'],
+  'src/sandbox/sandbox.ts': ['test/sandbox/sandbox-unit.test.ts'],
 }
 
 /**
